@@ -1,0 +1,76 @@
+package dev.toolyard;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a store keeps of one call, refused and failed calls included. {@code arguments} is the JSON the
+ * model sent; when the spec says {@code redactArgs} it is {@code {"redacted":true}} and only the
+ * digest is kept; when the arguments exceed the record's size cap it is an object stating their size.
+ * {@code argumentsSha256} is always the lower-case hex SHA-256 of the arguments as received.
+ * Immutable. Thread-safe.
+ *
+ * @param callId unique id of the call; never {@code null}
+ * @param invocationId the invocation's id; never {@code null}
+ * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
+ * @param status how it ended; never {@code null}
+ * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+ * @param reasonDetail details of the reason; never {@code null}
+ * @param arguments the arguments as kept (see above); never {@code null}
+ * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+ * @param argumentsRedacted whether the plaintext was withheld
+ * @param summary the capped summary of the output, or the refusal text; never {@code null}
+ * @param startedAt when the call started, by the context's clock; never {@code null}
+ * @param duration how long it took; zero for an interrupted call; never {@code null}
+ */
+public record ToolCallRecord(
+        String callId,
+        String invocationId,
+        String toolName,
+        ToolStatus status,
+        Reason reason,
+        String reasonDetail,
+        String arguments,
+        String argumentsSha256,
+        boolean argumentsRedacted,
+        String summary,
+        Instant startedAt,
+        Duration duration) {
+
+    /** @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree */
+    public ToolCallRecord {
+        Objects.requireNonNull(callId, "callId");
+        Objects.requireNonNull(invocationId, "invocationId");
+        Objects.requireNonNull(toolName, "toolName");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(reasonDetail, "reasonDetail");
+        Objects.requireNonNull(arguments, "arguments");
+        Objects.requireNonNull(argumentsSha256, "argumentsSha256");
+        Objects.requireNonNull(summary, "summary");
+        Objects.requireNonNull(startedAt, "startedAt");
+        Objects.requireNonNull(duration, "duration");
+        boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
+        if (needsReason != (reason != null) || (reason != null && reason.status() != status)) {
+            throw new IllegalArgumentException("status " + status + " does not agree with reason " + reason);
+        }
+    }
+
+    /** @return the reason as an optional; empty for OK and INTERRUPTED */
+    public Optional<Reason> reasonOptional() {
+        return Optional.ofNullable(reason);
+    }
+
+    /**
+     * The record a store reads back for a call that was marked as started but never completed.
+     *
+     * @param start the write-ahead mark; never {@code null}
+     * @return an {@link ToolStatus#INTERRUPTED} record
+     */
+    public static ToolCallRecord interrupted(ToolCallStart start) {
+        return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, null,
+                "started, no completion recorded", start.arguments(), start.argumentsSha256(),
+                start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO);
+    }
+}

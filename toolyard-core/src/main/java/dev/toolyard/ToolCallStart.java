@@ -1,0 +1,37 @@
+package dev.toolyard;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The write-ahead mark the executor writes before a handler runs, so that a process dying during a
+ * call leaves a trace that it started. Its fields mean what the same fields of {@link ToolCallRecord}
+ * mean. Immutable. Thread-safe.
+ *
+ * @param callId unique id of the call; never {@code null}
+ * @param invocationId the invocation's id; never {@code null}
+ * @param toolName the tool's name; never {@code null}
+ * @param arguments the arguments as a record keeps them; never {@code null}
+ * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+ * @param argumentsRedacted whether the plaintext was withheld
+ * @param startedAt when the call started; never {@code null}
+ */
+public record ToolCallStart(
+        String callId,
+        String invocationId,
+        String toolName,
+        String arguments,
+        String argumentsSha256,
+        boolean argumentsRedacted,
+        Instant startedAt) {
+
+    /** @throws NullPointerException if a field is {@code null} */
+    public ToolCallStart {
+        Objects.requireNonNull(callId, "callId");
+        Objects.requireNonNull(invocationId, "invocationId");
+        Objects.requireNonNull(toolName, "toolName");
+        Objects.requireNonNull(arguments, "arguments");
+        Objects.requireNonNull(argumentsSha256, "argumentsSha256");
+        Objects.requireNonNull(startedAt, "startedAt");
+    }
+}

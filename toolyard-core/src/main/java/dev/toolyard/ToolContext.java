@@ -1,0 +1,169 @@
+package dev.toolyard;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * What one invocation (one agent turn or trajectory) allows: its id, its workspace, its timeout per
+ * call, the tools approved for it, its egress ceiling and its clock.
+ *
+ * <p>Defaults: timeout {@value #DEFAULT_TIMEOUT_SECONDS} s; approved tools: no narrowing beyond the
+ * executor's allowlist; egress ceiling {@link EgressClass#NONE} (a tool that reaches the network must be
+ * allowed explicitly); the system UTC clock. Immutable. Thread-safe.
+ */
+public final class ToolContext {
+    /** The timeout of a call when the context names none. */
+    public static final long DEFAULT_TIMEOUT_SECONDS = 30;
+
+    private static final Pattern TOOL_NAME = Pattern.compile("^[a-z][a-z0-9_]{1,63}$");
+
+    private final String invocationId;
+    private final SandboxPaths workspace;
+    private final Duration timeout;
+    private final Set<String> approvedTools;
+    private final EgressClass egressCeiling;
+    private final Clock clock;
+
+    private ToolContext(Builder b) {
+        this.invocationId = b.invocationId;
+        this.workspace = b.workspace;
+        this.timeout = b.timeout;
+        this.approvedTools = b.approvedTools;
+        this.egressCeiling = b.egressCeiling;
+        this.clock = b.clock;
+    }
+
+    /**
+     * @param invocationId the invocation's id, 1–256 characters; never {@code null}
+     * @param workspace the invocation's workspace; never {@code null}
+     * @return a context with the defaults
+     * @throws IllegalArgumentException if the id is empty or longer than 256 characters
+     */
+    public static ToolContext of(String invocationId, SandboxPaths workspace) {
+        return builder(invocationId, workspace).build();
+    }
+
+    /**
+     * @param invocationId the invocation's id, 1–256 characters; never {@code null}
+     * @param workspace the invocation's workspace; never {@code null}
+     * @return a builder with the defaults
+     */
+    public static Builder builder(String invocationId, SandboxPaths workspace) {
+        return new Builder(invocationId, workspace);
+    }
+
+    /** @return the invocation id; never {@code null} */
+    public String invocationId() {
+        return invocationId;
+    }
+
+    /** @return the workspace; never {@code null} */
+    public SandboxPaths workspace() {
+        return workspace;
+    }
+
+    /** @return the timeout of each call; positive; never {@code null} */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** @return the tools approved for this invocation, or empty for "every allowlisted tool" */
+    public Optional<Set<String>> approvedTools() {
+        return Optional.ofNullable(approvedTools);
+    }
+
+    /** @return the highest egress class a tool may have in this invocation; never {@code null} */
+    public EgressClass egressCeiling() {
+        return egressCeiling;
+    }
+
+    /** @return the clock used for record timestamps; never {@code null} */
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Builds a {@link ToolContext}. Not thread-safe. */
+    public static final class Builder {
+        private final String invocationId;
+        private final SandboxPaths workspace;
+        private Duration timeout = Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS);
+        private Set<String> approvedTools;
+        private EgressClass egressCeiling = EgressClass.NONE;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(String invocationId, SandboxPaths workspace) {
+            Objects.requireNonNull(invocationId, "invocationId");
+            Objects.requireNonNull(workspace, "workspace");
+            if (invocationId.isEmpty() || invocationId.length() > 256) {
+                throw new IllegalArgumentException(
+                        "invocationId must be 1-256 characters, got " + invocationId.length());
+            }
+            this.invocationId = invocationId;
+            this.workspace = workspace;
+        }
+
+        /**
+         * @param timeout the deadline of each call, measured from the start of the handler; positive
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder timeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Narrows the executor's allowlist for this invocation: the effective set is the intersection.
+         *
+         * @param approvedTools tool names; never {@code null}; may be empty (nothing approved)
+         * @return this builder
+         * @throws IllegalArgumentException if a name is not a valid tool name
+         */
+        public Builder approvedTools(Set<String> approvedTools) {
+            Objects.requireNonNull(approvedTools, "approvedTools");
+            for (String name : approvedTools) {
+                if (name == null || !TOOL_NAME.matcher(name).matches()) {
+                    throw new IllegalArgumentException("approvedTools contains an invalid tool name: " + name);
+                }
+            }
+            this.approvedTools = Set.copyOf(approvedTools);
+            return this;
+        }
+
+        /**
+         * @param egressCeiling the highest egress class allowed; never {@code null}
+         * @return this builder
+         */
+        public Builder egressCeiling(EgressClass egressCeiling) {
+            this.egressCeiling = Objects.requireNonNull(egressCeiling, "egressCeiling");
+            return this;
+        }
+
+        /**
+         * @param clock the clock for record timestamps; never {@code null}
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** @return the context */
+        public ToolContext build() {
+            return new ToolContext(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ToolContext[" + invocationId + ", " + workspace + ", timeout=" + timeout + "]";
+    }
+}

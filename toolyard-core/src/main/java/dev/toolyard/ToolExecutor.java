@@ -1,0 +1,611 @@
+package dev.toolyard;
+
+import com.networknt.schema.Error;
+import com.networknt.schema.ExecutionConfig;
+import dev.toolyard.internal.Json;
+import dev.toolyard.internal.JsonValues;
+import dev.toolyard.internal.Text;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Runs every tool call a model asks for, and records it. {@link #execute} walks a fixed sequence of
+ * checks: registry, allowlist (not allowlisted, then not approved), schema, egress, containment
+ * (isolation, then paths). The first check that fails names the reason; only a call that passes all
+ * of them reaches its handler, with its path arguments resolved. The handler runs under a mandatory
+ * deadline (see {@link HandlerMode}); its output is capped; its exceptions become
+ * {@code handler_error}. Every call is recorded, refusals included.
+ *
+ * <p>Nothing a model sends makes {@code execute} throw. It throws only {@link StoreFailureException},
+ * when the store cannot record, and {@link NullPointerException} for {@code null} arguments.
+ *
+ * <p>Thread-safe; the hot path takes no lock of its own. Defaults: content cap 65,536 UTF-8 bytes,
+ * summary cap 4,096 bytes, arguments up to 1 MiB, {@link HandlerMode#HANDOFF}.
+ */
+public final class ToolExecutor {
+    /** Default cap on the content a model sees, in UTF-8 bytes, truncation label included. */
+    public static final int DEFAULT_MAX_CONTENT_BYTES = 65_536;
+    /** Default cap on the summary a record keeps, in UTF-8 bytes. */
+    public static final int DEFAULT_MAX_SUMMARY_BYTES = 4_096;
+    /** Default cap on the arguments accepted, in UTF-8 bytes. */
+    public static final int DEFAULT_MAX_ARGUMENT_BYTES = 1 << 20;
+    /** Arguments above this size are kept in records as their size and digest only. */
+    public static final int RECORD_ARGUMENT_BYTES = 16_384;
+    /** The floor of any configured cap, so the truncation label always fits. */
+    public static final int MIN_CAP_BYTES = 256;
+
+    private static final int MAX_NAME_CHARS = 128;
+    private static final int MAX_DETAIL_CHARS = 1024;
+    private static final ExecutionConfig VALIDATION = ExecutionConfig.builder()
+            .formatAssertionsEnabled(false)
+            .maxEvaluationDepth(Json.MAX_DEPTH * 2)
+            .maxEvaluationSteps(2_000_000)
+            .build();
+
+    /** The checks, in the order they run. Loading fails if the positions are not exactly 0..n-1. */
+    enum Rung {
+        REGISTRY(0),
+        ALLOWLIST(1),
+        SCHEMA(2),
+        EGRESS(3),
+        CONTAINMENT(4);
+
+        final int position;
+
+        Rung(int position) {
+            this.position = position;
+        }
+    }
+
+    private static final Rung[] SEQUENCE = sequence(Rung.values());
+
+    static Rung[] sequence(Rung[] declared) {
+        Rung[] ordered = new Rung[declared.length];
+        for (Rung r : declared) {
+            if (r.position < 0 || r.position >= declared.length || ordered[r.position] != null) {
+                throw new IllegalStateException("refusal sequence positions must be exactly 0.."
+                        + (declared.length - 1) + "; " + r + " has " + r.position);
+            }
+            ordered[r.position] = r;
+        }
+        return ordered;
+    }
+
+    private final ToolRegistry registry;
+    private final Sandbox sandbox;
+    private final Set<String> allowlist;
+    private final ToolCallStore store;
+    private final int maxContentBytes;
+    private final int maxSummaryBytes;
+    private final int maxArgumentBytes;
+    private final HandlerMode mode;
+    private final ExecutorService workers;
+    private final ScheduledThreadPoolExecutor watchdog;
+
+    private ToolExecutor(Builder b) {
+        this.registry = b.registry;
+        this.sandbox = b.sandbox;
+        this.allowlist = Set.copyOf(b.allowlist);
+        this.store = b.store;
+        this.maxContentBytes = b.maxContentBytes;
+        this.maxSummaryBytes = b.maxSummaryBytes;
+        this.maxArgumentBytes = b.maxArgumentBytes;
+        this.mode = b.mode;
+        this.workers = mode == HandlerMode.HANDOFF ? Pools.WORKERS : null;
+        this.watchdog = mode == HandlerMode.CALLER_THREAD ? Pools.WATCHDOG : null;
+    }
+
+    /**
+     * @param registry the tools; never {@code null}
+     * @param sandbox the containment (and isolation) port; never {@code null}
+     * @return a builder; {@link Builder#allowlist} and {@link Builder#store} are required
+     */
+    public static Builder builder(ToolRegistry registry, Sandbox sandbox) {
+        return new Builder(registry, sandbox);
+    }
+
+    /** @return the sandbox this executor contains paths with; never {@code null} */
+    public Sandbox sandbox() {
+        return sandbox;
+    }
+
+    /**
+     * Runs one call. Never throws for anything the model controls.
+     *
+     * @param request the call as the model asked for it; never {@code null}
+     * @param context the invocation's context; never {@code null}
+     * @return how the call ended; never {@code null}
+     * @throws StoreFailureException if the store cannot record the call
+     */
+    public ToolResult execute(ToolCallRequest request, ToolContext context) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(context, "context");
+        Call call = new Call(request, context, System.nanoTime());
+        for (Rung rung : SEQUENCE) {
+            Refusal refusal = check(rung, call);
+            if (refusal != null) {
+                return refuse(call, refusal);
+            }
+        }
+        return run(call);
+    }
+
+    private Refusal check(Rung rung, Call call) {
+        switch (rung) {
+            case REGISTRY:
+                call.tool = registry.get(call.request.name());
+                return call.tool == null ? new Refusal(Reason.UNKNOWN_TOOL, "no tool of that name is registered") : null;
+            case ALLOWLIST:
+                String name = call.tool.spec().name();
+                if (!allowlist.contains(name)) {
+                    return new Refusal(Reason.NOT_ALLOWLISTED, "the tool is not on this application's allowlist");
+                }
+                Set<String> approved = call.context.approvedTools().orElse(null);
+                if (approved != null && !approved.contains(name)) {
+                    return new Refusal(Reason.NOT_APPROVED, "the tool is not approved for this invocation");
+                }
+                return null;
+            case SCHEMA:
+                return checkArguments(call);
+            case EGRESS:
+                EgressClass egress = call.tool.spec().egress();
+                EgressClass ceiling = call.context.egressCeiling();
+                return ceiling.permits(egress) ? null : new Refusal(Reason.EGRESS_NOT_PERMITTED,
+                        "the tool's egress class " + egress + " is above this invocation's ceiling " + ceiling);
+            case CONTAINMENT:
+                return checkContainment(call);
+            default:
+                throw new AssertionError(rung);
+        }
+    }
+
+    private Refusal checkArguments(Call call) {
+        if (call.notJson != null) {
+            return new Refusal(Reason.ARGS_INVALID, call.notJson);
+        }
+        if (call.argumentBytes > maxArgumentBytes) {
+            return new Refusal(Reason.ARGS_INVALID,
+                    "arguments are " + call.argumentBytes + " bytes, over the limit of " + maxArgumentBytes);
+        }
+        if (call.node == null) {
+            JsonNode parsed;
+            try {
+                parsed = Json.MAPPER.readTree(call.argumentsText);
+            } catch (JacksonException e) {
+                return new Refusal(Reason.ARGS_INVALID, "not valid JSON: " + Text.clip(
+                        String.valueOf(e.getOriginalMessage()), 300));
+            } catch (RuntimeException | StackOverflowError e) {
+                return new Refusal(Reason.ARGS_INVALID, "not valid JSON: " + e.getClass().getSimpleName());
+            }
+            if (parsed == null || !parsed.isObject()) {
+                return new Refusal(Reason.ARGS_INVALID, "arguments must be a JSON object");
+            }
+            call.node = (ObjectNode) parsed;
+        }
+        List<Error> errors;
+        try {
+            errors = call.tool.spec().validator().validate(call.node, ctx -> ctx.setExecutionConfig(VALIDATION));
+        } catch (RuntimeException | StackOverflowError e) {
+            return new Refusal(Reason.ARGS_INVALID, "the arguments are too complex to validate ("
+                    + e.getClass().getSimpleName() + ")");
+        }
+        if (errors.isEmpty()) {
+            return null;
+        }
+        StringBuilder detail = new StringBuilder();
+        int shown = 0;
+        for (Error e : errors) {
+            if (shown == 5) {
+                detail.append("; and ").append(errors.size() - shown).append(" more");
+                break;
+            }
+            if (shown > 0) {
+                detail.append("; ");
+            }
+            detail.append(Text.clip(String.valueOf(e.getMessage()), 200));
+            shown++;
+        }
+        return new Refusal(Reason.ARGS_INVALID, detail.toString());
+    }
+
+    private Refusal checkContainment(Call call) {
+        ToolSpec spec = call.tool.spec();
+        if (spec.requiresIsolation() && sandbox.isolationTier() == IsolationTier.UNAVAILABLE) {
+            return new Refusal(Reason.ISOLATION_UNAVAILABLE,
+                    "the tool runs commands and this host has no isolation tier (container or bubblewrap)");
+        }
+        if (spec.pathArgs().isEmpty()) {
+            call.paths = Map.of();
+            return null;
+        }
+        Map<String, Path> paths = new HashMap<>();
+        for (Map.Entry<String, PathAccess> e : spec.pathArgs().entrySet()) {
+            JsonNode value = call.node.get(e.getKey());
+            if (value == null || value.isNull()) {
+                continue;
+            }
+            String argument = e.getKey();
+            if (!value.isString()) {
+                return new Refusal(Reason.PATH_ESCAPE, "argument '" + argument + "' is not a valid path");
+            }
+            PathDecision decision;
+            try {
+                decision = e.getValue() == PathAccess.READ
+                        ? sandbox.resolveRead(value.stringValue(), call.context.workspace())
+                        : sandbox.resolveWrite(value.stringValue(), call.context.workspace());
+            } catch (RuntimeException ex) {
+                decision = PathDecision.escape("could not be resolved");
+            }
+            if (!decision.isInside()) {
+                return new Refusal(Reason.PATH_ESCAPE, "argument '" + argument + "' " + decision.refusal());
+            }
+            paths.put(argument, decision.path());
+        }
+        for (Map.Entry<String, Path> p : paths.entrySet()) {
+            call.node.put(p.getKey(), p.getValue().toString());
+        }
+        call.paths = paths;
+        return null;
+    }
+
+    private ToolResult refuse(Call call, Refusal refusal) {
+        String detail = Text.clip(refusal.detail, MAX_DETAIL_CHARS);
+        String content = Text.cap(problemText(call.displayName, refusal.reason, detail), maxContentBytes).text();
+        Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
+        ToolCallRecord record = new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName,
+                ToolStatus.REFUSED, refusal.reason, detail, call.recordedArguments(), call.digest(),
+                call.redacted(), Text.cap(content, maxSummaryBytes).text(), call.startedAt, duration);
+        try {
+            store.append(record);
+        } catch (RuntimeException e) {
+            throw storeFailure("append", e);
+        }
+        return new ToolResult(call.callId, call.displayName, ToolStatus.REFUSED, refusal.reason, detail, content,
+                false, duration);
+    }
+
+    private ToolResult run(Call call) {
+        ToolCallStart start = new ToolCallStart(call.callId, call.context.invocationId(), call.displayName,
+                call.recordedArguments(), call.digest(), call.redacted(), call.startedAt);
+        try {
+            store.markStarted(start);
+        } catch (RuntimeException e) {
+            throw storeFailure("mark as started", e);
+        }
+        ToolArgs args = new ToolArgs(call.node, call.paths);
+        ToolHandler handler = call.tool.handler();
+        long limitNanos = call.context.timeout().toNanos();
+        Outcome outcome = mode == HandlerMode.HANDOFF
+                ? runHandedOff(handler, args, call.context, limitNanos)
+                : runOnCaller(handler, args, call.context, limitNanos);
+        Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
+
+        ToolStatus status;
+        Reason reason;
+        String detail;
+        String content;
+        String summary;
+        boolean truncated = false;
+        if (outcome.timedOut) {
+            reason = Reason.TIMEOUT;
+            status = ToolStatus.TIMEOUT;
+            detail = "ran " + outcome.elapsedNanos / 1_000_000 + " ms against a limit of "
+                    + call.context.timeout().toMillis() + " ms";
+            content = problemText(call.displayName, reason, detail);
+            summary = content;
+        } else if (outcome.thrown != null) {
+            reason = Reason.HANDLER_ERROR;
+            status = ToolStatus.FAILED;
+            detail = outcome.thrown.getClass().getName();
+            content = problemText(call.displayName, reason, detail);
+            summary = content;
+        } else if (outcome.output == null) {
+            reason = Reason.HANDLER_ERROR;
+            status = ToolStatus.FAILED;
+            detail = "the handler returned null";
+            content = problemText(call.displayName, reason, detail);
+            summary = content;
+        } else if (outcome.output.reason().isPresent()) {
+            reason = outcome.output.reason().get();
+            status = reason.status();
+            detail = Text.clip(outcome.output.reasonDetail(), MAX_DETAIL_CHARS);
+            content = problemText(call.displayName, reason, detail);
+            summary = content;
+        } else {
+            reason = null;
+            status = ToolStatus.OK;
+            detail = "";
+            Text.Capped capped = Text.cap(outcome.output.content(), maxContentBytes);
+            content = capped.text();
+            truncated = capped.truncated();
+            summary = outcome.output.summary().orElse(outcome.output.content());
+        }
+        if (status != ToolStatus.OK) {
+            content = Text.cap(content, maxContentBytes).text();
+        }
+        ToolCallRecord record = new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName,
+                status, reason, detail, start.arguments(), start.argumentsSha256(), start.argumentsRedacted(),
+                Text.cap(summary, maxSummaryBytes).text(), call.startedAt, duration);
+        try {
+            store.complete(record);
+        } catch (RuntimeException e) {
+            throw storeFailure("complete", e);
+        }
+        return new ToolResult(call.callId, call.displayName, status, reason, detail, content, truncated, duration);
+    }
+
+    private Outcome runHandedOff(ToolHandler handler, ToolArgs args, ToolContext context, long limitNanos) {
+        long begin = System.nanoTime();
+        Future<ToolOutput> future;
+        try {
+            future = workers.submit(() -> handler.handle(args, context));
+        } catch (RuntimeException e) {
+            return Outcome.thrown(e);
+        }
+        try {
+            return Outcome.returned(future.get(limitNanos, TimeUnit.NANOSECONDS));
+        } catch (ExecutionException e) {
+            return Outcome.thrown(e.getCause() == null ? e : e.getCause());
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            return Outcome.timedOut(System.nanoTime() - begin);
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            return Outcome.thrown(e);
+        }
+    }
+
+    private Outcome runOnCaller(ToolHandler handler, ToolArgs args, ToolContext context, long limitNanos) {
+        Thread caller = Thread.currentThread();
+        AtomicInteger state = new AtomicInteger(RUNNING);
+        long begin = System.nanoTime();
+        ScheduledFuture<?> alarm = watchdog.schedule(() -> {
+            if (state.compareAndSet(RUNNING, EXPIRED)) {
+                caller.interrupt();
+                state.set(INTERRUPT_SENT);
+            }
+        }, limitNanos, TimeUnit.NANOSECONDS);
+        Outcome outcome;
+        try {
+            outcome = Outcome.returned(handler.handle(args, context));
+        } catch (Throwable t) {
+            outcome = Outcome.thrown(t);
+        }
+        long elapsed = System.nanoTime() - begin;
+        if (state.compareAndSet(RUNNING, FINISHED)) {
+            alarm.cancel(false);
+            return elapsed > limitNanos ? Outcome.timedOut(elapsed) : outcome;
+        }
+        // The alarm fired: wait for its interrupt to land, then clear it so the caller's thread is clean.
+        while (state.get() != INTERRUPT_SENT) {
+            Thread.onSpinWait();
+        }
+        Thread.interrupted();
+        return Outcome.timedOut(elapsed);
+    }
+
+    private static final int RUNNING = 0;
+    private static final int FINISHED = 1;
+    private static final int EXPIRED = 2;
+    private static final int INTERRUPT_SENT = 3;
+
+    private static StoreFailureException storeFailure(String what, RuntimeException e) {
+        if (e instanceof StoreFailureException sfe) {
+            return sfe;
+        }
+        return new StoreFailureException("the call store failed to " + what + " a call: " + e, e);
+    }
+
+    private static String problemText(String toolName, Reason reason, String detail) {
+        return "Tool '" + toolName + "' \u2014 " + reason.wireName() + ": " + detail;
+    }
+
+    /** The state of one call as it walks the checks. Confined to the calling thread. */
+    private final class Call {
+        final ToolCallRequest request;
+        final ToolContext context;
+        final long startNanos;
+        final Instant startedAt;
+        final String callId;
+        final String displayName;
+        final String argumentsText;
+        final long argumentBytes;
+        String notJson;
+        ObjectNode node;
+        Tool tool;
+        Map<String, Path> paths;
+        private String digest;
+
+        Call(ToolCallRequest request, ToolContext context, long startNanos) {
+            this.request = request;
+            this.context = context;
+            this.startNanos = startNanos;
+            this.startedAt = context.clock().instant();
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            this.callId = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
+                    (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
+            this.displayName = Text.clip(request.name(), MAX_NAME_CHARS);
+            if (request.argumentsJson() != null) {
+                this.argumentsText = request.argumentsJson();
+            } else {
+                String text;
+                try {
+                    node = JsonValues.toObject(request.argumentsMap());
+                    text = Json.MAPPER.writeValueAsString(node);
+                } catch (JsonValues.NotJson e) {
+                    notJson = e.getMessage();
+                    text = String.valueOf(request.argumentsMap().keySet());
+                }
+                this.argumentsText = text;
+            }
+            this.argumentBytes = Text.utf8Length(argumentsText);
+        }
+
+        String digest() {
+            if (digest == null) {
+                digest = Text.sha256(argumentsText.getBytes(StandardCharsets.UTF_8));
+            }
+            return digest;
+        }
+
+        boolean redacted() {
+            return tool != null && tool.spec().redactArgs();
+        }
+
+        String recordedArguments() {
+            if (redacted()) {
+                return "{\"redacted\":true}";
+            }
+            if (argumentBytes > RECORD_ARGUMENT_BYTES) {
+                return "{\"omitted\":true,\"bytes\":" + argumentBytes + "}";
+            }
+            return argumentsText;
+        }
+    }
+
+    private record Refusal(Reason reason, String detail) {}
+
+    private record Outcome(ToolOutput output, Throwable thrown, boolean timedOut, long elapsedNanos) {
+        static Outcome returned(ToolOutput output) {
+            return new Outcome(output, null, false, 0);
+        }
+
+        static Outcome thrown(Throwable t) {
+            return new Outcome(null, t, false, 0);
+        }
+
+        static Outcome timedOut(long elapsedNanos) {
+            return new Outcome(null, null, true, elapsedNanos);
+        }
+    }
+
+    /** Threads shared by every executor: created on first use, daemon, never holding the JVM open. */
+    private static final class Pools {
+        static final AtomicLong COUNTER = new AtomicLong();
+        static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> daemon(r, "toolyard-handler-"));
+        static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
+
+        private static ScheduledThreadPoolExecutor watchdog() {
+            ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "toolyard-watchdog-"));
+            s.setRemoveOnCancelPolicy(true);
+            return s;
+        }
+
+        private static Thread daemon(Runnable r, String prefix) {
+            Thread t = new Thread(r, prefix + COUNTER.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    }
+
+    /**
+     * Builds a {@link ToolExecutor}. The allowlist and the store are required: a security setting has
+     * no silent default. Not thread-safe.
+     */
+    public static final class Builder {
+        private final ToolRegistry registry;
+        private final Sandbox sandbox;
+        private Set<String> allowlist;
+        private ToolCallStore store;
+        private int maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
+        private int maxSummaryBytes = DEFAULT_MAX_SUMMARY_BYTES;
+        private int maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
+        private HandlerMode mode = HandlerMode.HANDOFF;
+
+        private Builder(ToolRegistry registry, Sandbox sandbox) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+            this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
+        }
+
+        /**
+         * @param allowlist the tools this application lets a model call; never {@code null}; may be empty
+         * @return this builder
+         */
+        public Builder allowlist(Set<String> allowlist) {
+            this.allowlist = Set.copyOf(Objects.requireNonNull(allowlist, "allowlist"));
+            return this;
+        }
+
+        /** @param store where every call is recorded; never {@code null}; @return this builder */
+        public Builder store(ToolCallStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /** @param bytes cap on the content a model sees, at least 256; default 65,536; @return this builder */
+        public Builder maxContentBytes(int bytes) {
+            this.maxContentBytes = atLeastFloor("maxContentBytes", bytes);
+            return this;
+        }
+
+        /** @param bytes cap on the summary a record keeps, at least 256; default 4,096; @return this builder */
+        public Builder maxSummaryBytes(int bytes) {
+            this.maxSummaryBytes = atLeastFloor("maxSummaryBytes", bytes);
+            return this;
+        }
+
+        /** @param bytes cap on the arguments accepted, at least 256; default 1 MiB; @return this builder */
+        public Builder maxArgumentBytes(int bytes) {
+            this.maxArgumentBytes = atLeastFloor("maxArgumentBytes", bytes);
+            return this;
+        }
+
+        /** @param mode where handlers run; default {@link HandlerMode#HANDOFF}; @return this builder */
+        public Builder handlerMode(HandlerMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        private static int atLeastFloor(String parameter, int bytes) {
+            if (bytes < MIN_CAP_BYTES) {
+                throw new IllegalArgumentException(parameter + " must be at least " + MIN_CAP_BYTES + ", got " + bytes);
+            }
+            return bytes;
+        }
+
+        /**
+         * @return the executor
+         * @throws IllegalStateException if the allowlist or the store was not given
+         * @throws IllegalArgumentException if the allowlist names a tool that is not registered
+         */
+        public ToolExecutor build() {
+            if (allowlist == null) {
+                throw new IllegalStateException("allowlist is required (an empty set refuses every tool)");
+            }
+            if (store == null) {
+                throw new IllegalStateException("store is required: every call is recorded");
+            }
+            for (String name : allowlist) {
+                if (registry.get(name) == null) {
+                    throw new IllegalArgumentException("allowlist names '" + name + "', which is not registered");
+                }
+            }
+            return new ToolExecutor(this);
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package dev.toolyard;
+
+import com.networknt.schema.Schema;
+import dev.toolyard.internal.Json;
+import dev.toolyard.internal.SchemaRules;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * What a tool is: its name, description, argument schema (JSON Schema 2020-12), risk and egress
+ * classes, path arguments, and whether it requires isolation or has its arguments redacted in
+ * records. Every rule is checked by {@link Builder#build()}:
+ *
+ * <ul>
+ *   <li>the name matches {@code ^[a-z][a-z0-9_]{1,63}$};
+ *   <li>the schema is an object schema, closed ({@code "additionalProperties": false}) at every object
+ *       subschema that has {@code properties};
+ *   <li>the {@code $ref} family ({@code $ref}, {@code $dynamicRef}, {@code $id}, {@code $anchor},
+ *       {@code $dynamicAnchor}, {@code $defs}, {@code definitions}, and {@code $schema}) is refused;
+ *   <li>{@code format} is accepted but never asserted;
+ *   <li>a path argument names a top-level property typed {@code string}.
+ * </ul>
+ *
+ * Immutable. Thread-safe. Equal specs have equal wire definitions.
+ */
+public final class ToolSpec {
+    private static final Pattern NAME = Pattern.compile("^[a-z][a-z0-9_]{1,63}$");
+    private static final int MAX_DESCRIPTION = 4096;
+
+    private final String name;
+    private final String description;
+    private final ObjectNode argsSchema;
+    private final String argsSchemaJson;
+    private final RiskClass riskClass;
+    private final EgressClass egress;
+    private final Map<String, PathAccess> pathArgs;
+    private final boolean requiresIsolation;
+    private final boolean redactArgs;
+    private final Schema validator;
+
+    private ToolSpec(Builder b, ObjectNode schema, Schema validator) {
+        this.name = b.name;
+        this.description = b.description;
+        this.argsSchema = schema;
+        this.argsSchemaJson = Json.MAPPER.writeValueAsString(schema);
+        this.riskClass = b.riskClass;
+        this.egress = b.egress;
+        this.pathArgs = Collections.unmodifiableMap(new LinkedHashMap<>(b.pathArgs));
+        this.requiresIsolation = b.requiresIsolation;
+        this.redactArgs = b.redactArgs;
+        this.validator = validator;
+    }
+
+    /**
+     * @param name the tool's name; checked at {@link Builder#build()}
+     * @return a builder
+     */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** @return the name; never {@code null} */
+    public String name() {
+        return name;
+    }
+
+    /** @return the description the model reads; never {@code null} */
+    public String description() {
+        return description;
+    }
+
+    /** @return the argument schema as compact JSON, keys in the order written; never {@code null} */
+    public String argsSchema() {
+        return argsSchemaJson;
+    }
+
+    /** @return a copy of the argument schema; never {@code null} */
+    public ObjectNode argsSchemaNode() {
+        return argsSchema.deepCopy();
+    }
+
+    /** @return the risk class; never {@code null} */
+    public RiskClass riskClass() {
+        return riskClass;
+    }
+
+    /** @return the egress class; never {@code null} */
+    public EgressClass egress() {
+        return egress;
+    }
+
+    /** @return the path arguments and how each is contained, in declaration order; unmodifiable */
+    public Map<String, PathAccess> pathArgs() {
+        return pathArgs;
+    }
+
+    /** @return whether the tool runs a subprocess and must be refused on a host with no isolation tier */
+    public boolean requiresIsolation() {
+        return requiresIsolation;
+    }
+
+    /** @return whether records keep only the SHA-256 of the arguments, never the plaintext */
+    public boolean redactArgs() {
+        return redactArgs;
+    }
+
+    Schema validator() {
+        return validator;
+    }
+
+    ObjectNode schemaNode() {
+        return argsSchema;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ToolSpec s && name.equals(s.name) && description.equals(s.description)
+                && argsSchemaJson.equals(s.argsSchemaJson) && riskClass == s.riskClass && egress == s.egress
+                && pathArgs.equals(s.pathArgs) && requiresIsolation == s.requiresIsolation
+                && redactArgs == s.redactArgs;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, description, argsSchemaJson, riskClass, egress, pathArgs, requiresIsolation, redactArgs);
+    }
+
+    @Override
+    public String toString() {
+        return "ToolSpec[" + name + ", " + riskClass + ", egress " + egress + "]";
+    }
+
+    /**
+     * Builds a {@link ToolSpec}. Description, schema, risk class and egress class are required: a
+     * security setting has no silent default. Not thread-safe.
+     */
+    public static final class Builder {
+        private final String name;
+        private String description;
+        private String schemaText;
+        private RiskClass riskClass;
+        private EgressClass egress;
+        private final Map<String, PathAccess> pathArgs = new LinkedHashMap<>();
+        private boolean requiresIsolation;
+        private boolean redactArgs;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        /** @param description what the tool does, for the model; 1–4,096 characters; @return this builder */
+        public Builder description(String description) {
+            this.description = description;
+            return this;
+        }
+
+        /** @param schemaJson the argument schema as JSON text; @return this builder */
+        public Builder argsSchema(String schemaJson) {
+            this.schemaText = schemaJson;
+            return this;
+        }
+
+        /** @param riskClass the risk class; @return this builder */
+        public Builder riskClass(RiskClass riskClass) {
+            this.riskClass = riskClass;
+            return this;
+        }
+
+        /** @param egress the egress class; @return this builder */
+        public Builder egress(EgressClass egress) {
+            this.egress = egress;
+            return this;
+        }
+
+        /**
+         * Declares a path argument: the executor resolves and contains it before the handler runs.
+         *
+         * @param property a top-level string property of the schema
+         * @param access how to contain it
+         * @return this builder
+         */
+        public Builder pathArg(String property, PathAccess access) {
+            Objects.requireNonNull(property, "property");
+            Objects.requireNonNull(access, "access");
+            pathArgs.put(property, access);
+            return this;
+        }
+
+        /** @param requiresIsolation whether the tool runs a subprocess; default {@code false}; @return this builder */
+        public Builder requiresIsolation(boolean requiresIsolation) {
+            this.requiresIsolation = requiresIsolation;
+            return this;
+        }
+
+        /** @param redactArgs whether records keep only the digest of the arguments; default {@code false}; @return this builder */
+        public Builder redactArgs(boolean redactArgs) {
+            this.redactArgs = redactArgs;
+            return this;
+        }
+
+        /**
+         * @return the spec
+         * @throws InvalidToolSpecException naming the JSON path of the first rule broken
+         */
+        public ToolSpec build() {
+            if (name == null || !NAME.matcher(name).matches()) {
+                throw new InvalidToolSpecException("$.name", "must match ^[a-z][a-z0-9_]{1,63}$, got "
+                        + (name == null ? "null" : "'" + name + "'"));
+            }
+            if (description == null || description.isBlank() || description.length() > MAX_DESCRIPTION) {
+                throw new InvalidToolSpecException("$.description", "must be 1-" + MAX_DESCRIPTION
+                        + " characters and not blank");
+            }
+            if (riskClass == null) {
+                throw new InvalidToolSpecException("$.riskClass", "is required");
+            }
+            if (egress == null) {
+                throw new InvalidToolSpecException("$.egress", "is required");
+            }
+            if (schemaText == null) {
+                throw new InvalidToolSpecException("$.parameters", "the argument schema is required");
+            }
+            JsonNode parsed;
+            try {
+                parsed = Json.MAPPER.readTree(schemaText);
+            } catch (JacksonException e) {
+                throw new InvalidToolSpecException("$.parameters", "not valid JSON: " + e.getOriginalMessage());
+            }
+            try {
+                Schema validator = SchemaRules.check(parsed);
+                ObjectNode schema = (ObjectNode) parsed;
+                for (String property : pathArgs.keySet()) {
+                    SchemaRules.checkPathArg(schema, property);
+                }
+                return new ToolSpec(this, schema, validator);
+            } catch (SchemaRules.Violation v) {
+                throw new InvalidToolSpecException(v.path(), v.getMessage());
+            }
+        }
+    }
+}
