@@ -82,16 +82,36 @@ public final class ToolExecutor {
 
     private static final Rung[] SEQUENCE = sequence(Rung.values());
 
-    static Rung[] sequence(Rung[] declared) {
+    private static Rung[] sequence(Rung[] declared) {
+        int[] positions = new int[declared.length];
+        for (int i = 0; i < declared.length; i++) {
+            positions[i] = declared[i].position;
+        }
+        int[] order = order(positions);
         Rung[] ordered = new Rung[declared.length];
-        for (Rung r : declared) {
-            if (r.position < 0 || r.position >= declared.length || ordered[r.position] != null) {
-                throw new IllegalStateException("refusal sequence positions must be exactly 0.."
-                        + (declared.length - 1) + "; " + r + " has " + r.position);
-            }
-            ordered[r.position] = r;
+        for (int i = 0; i < order.length; i++) {
+            ordered[i] = declared[order[i]];
         }
         return ordered;
+    }
+
+    /**
+     * @param positions the declared position of each check
+     * @return the index of the check at each position
+     * @throws IllegalStateException unless the positions are exactly 0..n-1, which fails class loading
+     */
+    static int[] order(int[] positions) {
+        int[] order = new int[positions.length];
+        java.util.Arrays.fill(order, -1);
+        for (int i = 0; i < positions.length; i++) {
+            int p = positions[i];
+            if (p < 0 || p >= positions.length || order[p] != -1) {
+                throw new IllegalStateException("refusal sequence positions must be exactly 0.."
+                        + (positions.length - 1) + ", got " + java.util.Arrays.toString(positions));
+            }
+            order[p] = i;
+        }
+        return order;
     }
 
     private final ToolRegistry registry;
@@ -225,7 +245,7 @@ public final class ToolExecutor {
             if (shown > 0) {
                 detail.append("; ");
             }
-            detail.append(Text.clip(String.valueOf(e.getMessage()), 200));
+            detail.append(Text.clip(e.getInstanceLocation() + ": " + e.getMessage(), 200));
             shown++;
         }
         return new Refusal(Reason.ARGS_INVALID, detail.toString());
