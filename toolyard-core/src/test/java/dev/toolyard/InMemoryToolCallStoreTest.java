@@ -1,0 +1,54 @@
+package dev.toolyard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class InMemoryToolCallStoreTest {
+    private final InMemoryToolCallStore store = new InMemoryToolCallStore();
+
+    private static ToolCallStart start(String id, String invocation, String tool) {
+        return new ToolCallStart(id, invocation, tool, "{}", "0".repeat(64), false, Instant.EPOCH);
+    }
+
+    private static ToolCallRecord record(String id, String invocation, String tool, ToolStatus status, Reason reason) {
+        return new ToolCallRecord(id, invocation, tool, status, reason, "", "{}", "0".repeat(64), false, "",
+                Instant.EPOCH, Duration.ofMillis(1));
+    }
+
+    @Test
+    void aStartedCallWithNoCompletionReadsBackAsInterruptedInItsPlace() {
+        store.append(record("a", "inv", "t", ToolStatus.REFUSED, Reason.UNKNOWN_TOOL));
+        store.markStarted(start("b", "inv", "t"));
+        store.append(record("c", "inv", "t", ToolStatus.REFUSED, Reason.NOT_ALLOWLISTED));
+        assertThat(store.records()).extracting(ToolCallRecord::callId).containsExactly("a", "b", "c");
+        assertThat(store.records().get(1).status()).isEqualTo(ToolStatus.INTERRUPTED);
+        store.complete(record("b", "inv", "t", ToolStatus.OK, null));
+        assertThat(store.records().get(1).status()).isEqualTo(ToolStatus.OK);
+    }
+
+    @Test
+    void completingAnUnmarkedCallOrMarkingTwiceIsABug() {
+        assertThatThrownBy(() -> store.complete(record("x", "i", "t", ToolStatus.OK, null)))
+                .isInstanceOf(IllegalStateException.class);
+        store.markStarted(start("y", "i", "t"));
+        assertThatThrownBy(() -> store.markStarted(start("y", "i", "t"))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void theReadSideFiltersInAppendOrder() {
+        store.append(record("1", "a", "read_file", ToolStatus.REFUSED, Reason.PATH_ESCAPE));
+        store.append(record("2", "b", "read_file", ToolStatus.OK, null));
+        store.append(record("3", "a", "list_dir", ToolStatus.OK, null));
+        store.append(record("4", "a", "read_file", ToolStatus.OK, null));
+        assertThat(store.byInvocation("a")).extracting(ToolCallRecord::callId).containsExactly("1", "3", "4");
+        assertThat(store.recent(2)).extracting(ToolCallRecord::callId).containsExactly("3", "4");
+        assertThat(store.recent(10)).hasSize(4);
+        assertThat(store.byToolAndStatus("read_file", ToolStatus.OK)).extracting(ToolCallRecord::callId)
+                .containsExactly("2", "4");
+        assertThatThrownBy(() -> store.recent(0)).hasMessageContaining("limit");
+    }
+}
