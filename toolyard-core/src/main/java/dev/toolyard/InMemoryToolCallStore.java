@@ -1,59 +1,72 @@
 package dev.toolyard;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Predicate;
 
 /**
  * A store that keeps records in memory, for tests and demos: nothing survives the process.
- * Thread-safe (one lock around a list). Records are kept in the order calls were first written.
+ * Thread-safe and lock-free. Records are kept in the order calls were first written.
  */
 public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReader {
-    private final Object lock = new Object();
-    private final List<Object> entries = new ArrayList<>(); // ToolCallStart (still open) or ToolCallRecord
-    private final Map<String, Integer> openByCallId = new HashMap<>();
+    private final ConcurrentLinkedQueue<Entry> entries = new ConcurrentLinkedQueue<>();
+    private final ConcurrentHashMap<String, Entry> open = new ConcurrentHashMap<>();
 
     /** Creates an empty store. */
     public InMemoryToolCallStore() {}
 
+    /** A call as first written; a started call gets its record when it completes. */
+    private static final class Entry {
+        final ToolCallStart start;
+        volatile ToolCallRecord record;
+
+        Entry(ToolCallStart start, ToolCallRecord record) {
+            this.start = start;
+            this.record = record;
+        }
+
+        ToolCallRecord read() {
+            ToolCallRecord r = record;
+            return r != null ? r : ToolCallRecord.interrupted(start);
+        }
+    }
+
     @Override
     public void markStarted(ToolCallStart start) {
         Objects.requireNonNull(start, "start");
-        synchronized (lock) {
-            if (openByCallId.containsKey(start.callId())) {
-                throw new IllegalStateException("call " + start.callId() + " was already marked as started");
-            }
-            openByCallId.put(start.callId(), entries.size());
-            entries.add(start);
+        Entry e = new Entry(start, null);
+        if (open.putIfAbsent(start.callId(), e) != null) {
+            throw new IllegalStateException("call " + start.callId() + " was already marked as started");
         }
+        entries.add(e);
     }
 
     @Override
     public void complete(ToolCallRecord record) {
         Objects.requireNonNull(record, "record");
-        synchronized (lock) {
-            Integer index = openByCallId.remove(record.callId());
-            if (index == null) {
-                throw new IllegalStateException("call " + record.callId() + " was not marked as started");
-            }
-            entries.set(index, record);
+        Entry e = open.remove(record.callId());
+        if (e == null) {
+            throw new IllegalStateException("call " + record.callId() + " was not marked as started");
         }
+        e.record = record;
     }
 
     @Override
     public void append(ToolCallRecord record) {
-        Objects.requireNonNull(record, "record");
-        synchronized (lock) {
-            entries.add(record);
-        }
+        entries.add(new Entry(null, Objects.requireNonNull(record, "record")));
     }
 
     /** @return every call in order, started-but-unfinished ones as INTERRUPTED; unmodifiable; never {@code null} */
     public List<ToolCallRecord> records() {
         return select(r -> true);
+    }
+
+    /** Forgets every record, for long-running demos and benchmarks. Calls still running are kept. */
+    public void clear() {
+        entries.removeIf(e -> e.record != null || !open.containsKey(e.start.callId()));
     }
 
     @Override
@@ -80,12 +93,10 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
 
     private List<ToolCallRecord> select(Predicate<ToolCallRecord> filter) {
         List<ToolCallRecord> out = new ArrayList<>();
-        synchronized (lock) {
-            for (Object e : entries) {
-                ToolCallRecord r = e instanceof ToolCallStart s ? ToolCallRecord.interrupted(s) : (ToolCallRecord) e;
-                if (filter.test(r)) {
-                    out.add(r);
-                }
+        for (Entry e : entries) {
+            ToolCallRecord r = e.read();
+            if (filter.test(r)) {
+                out.add(r);
             }
         }
         return List.copyOf(out);

@@ -2,6 +2,7 @@ package dev.toolyard;
 
 import com.networknt.schema.Error;
 import com.networknt.schema.ExecutionConfig;
+import dev.toolyard.internal.Deadlines;
 import dev.toolyard.internal.Json;
 import dev.toolyard.internal.JsonValues;
 import dev.toolyard.internal.Text;
@@ -18,14 +19,11 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -123,7 +121,6 @@ public final class ToolExecutor {
     private final int maxArgumentBytes;
     private final HandlerMode mode;
     private final ExecutorService workers;
-    private final ScheduledThreadPoolExecutor watchdog;
 
     private ToolExecutor(Builder b) {
         this.registry = b.registry;
@@ -134,8 +131,7 @@ public final class ToolExecutor {
         this.maxSummaryBytes = b.maxSummaryBytes;
         this.maxArgumentBytes = b.maxArgumentBytes;
         this.mode = b.mode;
-        this.workers = mode == HandlerMode.HANDOFF ? Pools.WORKERS : null;
-        this.watchdog = mode == HandlerMode.CALLER_THREAD ? Pools.WATCHDOG : null;
+        this.workers = mode == HandlerMode.HANDOFF ? Workers.POOL : null;
     }
 
     /**
@@ -400,15 +396,8 @@ public final class ToolExecutor {
     }
 
     private Outcome runOnCaller(ToolHandler handler, ToolArgs args, ToolContext context, long limitNanos) {
-        Thread caller = Thread.currentThread();
-        AtomicInteger state = new AtomicInteger(RUNNING);
         long begin = System.nanoTime();
-        ScheduledFuture<?> alarm = watchdog.schedule(() -> {
-            if (state.compareAndSet(RUNNING, EXPIRED)) {
-                caller.interrupt();
-                state.set(INTERRUPT_SENT);
-            }
-        }, limitNanos, TimeUnit.NANOSECONDS);
+        Deadlines.Slot slot = DEADLINES.arm(limitNanos);
         Outcome outcome;
         try {
             outcome = Outcome.returned(handler.handle(args, context));
@@ -416,22 +405,9 @@ public final class ToolExecutor {
             outcome = Outcome.thrown(t);
         }
         long elapsed = System.nanoTime() - begin;
-        if (state.compareAndSet(RUNNING, FINISHED)) {
-            alarm.cancel(false);
-            return elapsed > limitNanos ? Outcome.timedOut(elapsed) : outcome;
-        }
-        // The alarm fired: wait for its interrupt to land, then clear it so the caller's thread is clean.
-        while (state.get() != INTERRUPT_SENT) {
-            Thread.onSpinWait();
-        }
-        Thread.interrupted();
-        return Outcome.timedOut(elapsed);
+        boolean fired = DEADLINES.disarm(slot);
+        return fired || elapsed > limitNanos ? Outcome.timedOut(elapsed) : outcome;
     }
-
-    private static final int RUNNING = 0;
-    private static final int FINISHED = 1;
-    private static final int EXPIRED = 2;
-    private static final int INTERRUPT_SENT = 3;
 
     private static StoreFailureException storeFailure(String what, RuntimeException e) {
         if (e instanceof StoreFailureException sfe) {
@@ -523,24 +499,17 @@ public final class ToolExecutor {
         }
     }
 
-    /** Threads shared by every executor: created on first use, daemon, never holding the JVM open. */
-    private static final class Pools {
+    private static final Deadlines DEADLINES = Deadlines.shared();
+
+    /** Worker threads shared by every executor: created on first use, daemon, never holding the JVM open. */
+    private static final class Workers {
         static final AtomicLong COUNTER = new AtomicLong();
-        static final ExecutorService WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
-                new SynchronousQueue<>(), r -> daemon(r, "toolyard-handler-"));
-        static final ScheduledThreadPoolExecutor WATCHDOG = watchdog();
-
-        private static ScheduledThreadPoolExecutor watchdog() {
-            ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "toolyard-watchdog-"));
-            s.setRemoveOnCancelPolicy(true);
-            return s;
-        }
-
-        private static Thread daemon(Runnable r, String prefix) {
-            Thread t = new Thread(r, prefix + COUNTER.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }
+        static final ExecutorService POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "toolyard-handler-" + COUNTER.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /**
