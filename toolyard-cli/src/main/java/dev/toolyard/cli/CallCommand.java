@@ -1,0 +1,101 @@
+package dev.toolyard.cli;
+
+import dev.toolyard.EgressClass;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.ToolCallRequest;
+import dev.toolyard.ToolContext;
+import dev.toolyard.ToolExecutor;
+import dev.toolyard.ToolResult;
+import dev.toolyard.ToolStatus;
+import dev.toolyard.builtins.Resolver;
+import dev.toolyard.internal.Json;
+import dev.toolyard.sandbox.TieredSandbox;
+import dev.toolyard.store.jdbc.JdbcToolCallStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.node.ObjectNode;
+
+/** {@code toolyard call}: one call through the executor with the built-ins, recorded, printed as JSON. */
+@Command(name = "call", description = "Make one tool call through the executor with the built-in tools; the call is "
+        + "recorded and its result printed as JSON. Exits 0 when the call ended OK, 1 otherwise.")
+final class CallCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--workspace", required = true, description = "The write root: an existing directory.")
+    Path workspace;
+
+    @Option(names = "--tool", required = true, description = "The tool name, as a model would send it.")
+    String tool;
+
+    @Option(names = "--args", required = true, description = "The arguments as a JSON object.")
+    String args;
+
+    @Option(names = "--store", description = "SQLite file for the record (default: ${DEFAULT-VALUE}).")
+    Path store = Path.of(System.getProperty("user.home"), ".toolyard", "records.db");
+
+    @Option(names = "--allow-host", description = "A host http_fetch may reach; repeatable. None: loopback only.")
+    List<String> allowHosts = new ArrayList<>();
+
+    @Option(names = "--timeout", description = "Seconds the call may run (default: ${DEFAULT-VALUE}).")
+    long timeoutSeconds = 30;
+
+    @Option(names = "--invocation", description = "The invocation id the record is filed under.")
+    String invocation = "cli-" + System.currentTimeMillis();
+
+    @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
+    String image = Hosts.DEFAULT_IMAGE;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isDirectory(workspace)) {
+            throw new Main.UserError("workspace " + workspace + " is not an existing directory");
+        }
+        try {
+            Json.MAPPER.readTree(args);
+        } catch (JacksonException e) {
+            throw new Main.UserError("--args is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (timeoutSeconds <= 0) {
+            throw new Main.UserError("--timeout must be positive, got " + timeoutSeconds);
+        }
+        Path parent = store.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        ToolContext context = ToolContext.builder(invocation, SandboxPaths.of(workspace.toAbsolutePath()))
+                .timeout(Duration.ofSeconds(timeoutSeconds))
+                .egressCeiling(EgressClass.ALLOWLISTED)
+                .build();
+        try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
+            ToolExecutor executor = Toolbox.executor(TieredSandbox.builder().containerImage(image).build(), records,
+                    allowHosts, Resolver.system());
+            ToolResult result = executor.execute(ToolCallRequest.of(tool, args), context);
+            spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(toJson(result)));
+            return result.status() == ToolStatus.OK ? 0 : 1;
+        }
+    }
+
+    static ObjectNode toJson(ToolResult r) {
+        ObjectNode n = Json.MAPPER.createObjectNode();
+        n.put("callId", r.callId());
+        n.put("tool", r.toolName());
+        n.put("status", r.status().wireName());
+        n.put("reason", r.reason().map(x -> x.wireName()).orElse(null));
+        n.put("reasonDetail", r.reasonDetail());
+        n.put("content", r.content());
+        n.put("truncated", r.truncated());
+        n.put("durationMillis", r.duration().toNanos() / 1e6);
+        return n;
+    }
+}

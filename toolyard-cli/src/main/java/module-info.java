@@ -1,0 +1,11 @@
+/** The {@code toolyard} command: doctor, demo, call, records. An application, not part of the library. */
+module dev.toolyard.cli {
+    requires dev.toolyard.core;
+    requires dev.toolyard.sandbox;
+    requires dev.toolyard.builtins;
+    requires dev.toolyard.store.jdbc;
+    requires info.picocli;
+    requires jdk.httpserver;
+
+    opens dev.toolyard.cli to info.picocli;
+}
