@@ -144,6 +144,22 @@ class ToolExecutorTest {
     }
 
     @Test
+    void aPatternThatBacktracksCatastrophicallyOnModelInputIsBoundedAndRefused() {
+        registry.register(ToolSpec.builder("redos").description("d").riskClass(RiskClass.READ_ONLY)
+                .egress(EgressClass.NONE).argsSchema("""
+                    {"type":"object","additionalProperties":false,
+                     "properties":{"s":{"type":"string","pattern":"^(a+)+$"}},
+                     "patternProperties":{"^(b+)+$":{"type":"string"}}}""").build(), echo());
+        ToolExecutor executor = executor(registry, store, "redos");
+        // Unbounded, either of these takes longer than the age of the universe.
+        ToolResult value = call(executor, "redos", "{\"s\":\"" + "a".repeat(5_000) + "!\"}");
+        assertRefused(value, Reason.ARGS_INVALID);
+        ToolResult name = call(executor, "redos", "{\"" + "b".repeat(5_000) + "!\":\"x\"}");
+        assertRefused(name, Reason.ARGS_INVALID);
+        assertThat(call(executor, "redos", "{\"s\":\"aaaa\"}").reason()).isNotEqualTo(java.util.Optional.of(Reason.ARGS_INVALID));
+    }
+
+    @Test
     void oversizedArgumentsAreRefusedAndRecordedAsSizeAndDigestOnly() {
         ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment())
                 .allowlist(Set.of("echo")).store(store).maxArgumentBytes(20_000).build();

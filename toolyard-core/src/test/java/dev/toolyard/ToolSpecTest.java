@@ -103,6 +103,13 @@ class ToolSpecTest {
     }
 
     @Test
+    void anInvalidPatternFailsAtBuildNotAtCallTime() {
+        assertThatThrownBy(with("""
+                {"type":"object","additionalProperties":false,"properties":{"s":{"type":"string","pattern":"(unclosed"}}}""")
+                ::build).isInstanceOf(InvalidToolSpecException.class).hasMessageContaining("$.parameters");
+    }
+
+    @Test
     void theRootMustBeAnObjectSchema() {
         assertRefusedAt(with("{\"type\":\"array\"}"), "$.parameters.type");
         assertRefusedAt(with("[]"), "$.parameters");

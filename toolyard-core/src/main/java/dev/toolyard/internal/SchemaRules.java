@@ -35,6 +35,7 @@ public final class SchemaRules {
             b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder()
                     .formatAssertionsEnabled(false)
                     .pathType(PathType.JSON_PATH)
+                    .regularExpressionFactory(BoundedRegex.INSTANCE)
                     .build()));
 
     private SchemaRules() {}
