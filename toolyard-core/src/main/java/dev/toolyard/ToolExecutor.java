@@ -397,7 +397,8 @@ public final class ToolExecutor {
 
     private Outcome runOnCaller(ToolHandler handler, ToolArgs args, ToolContext context, long limitNanos) {
         long begin = System.nanoTime();
-        Deadlines.Slot slot = DEADLINES.arm(limitNanos);
+        Deadlines deadlines = Deadlines.shared(); // its watchdog thread starts on first use of this mode
+        Deadlines.Slot slot = deadlines.arm(limitNanos);
         Outcome outcome;
         try {
             outcome = Outcome.returned(handler.handle(args, context));
@@ -405,7 +406,7 @@ public final class ToolExecutor {
             outcome = Outcome.thrown(t);
         }
         long elapsed = System.nanoTime() - begin;
-        boolean fired = DEADLINES.disarm(slot);
+        boolean fired = deadlines.disarm(slot);
         return fired || elapsed > limitNanos ? Outcome.timedOut(elapsed) : outcome;
     }
 
@@ -498,8 +499,6 @@ public final class ToolExecutor {
             return new Outcome(null, null, true, elapsedNanos);
         }
     }
-
-    private static final Deadlines DEADLINES = Deadlines.shared();
 
     /** Worker threads shared by every executor: created on first use, daemon, never holding the JVM open. */
     private static final class Workers {
