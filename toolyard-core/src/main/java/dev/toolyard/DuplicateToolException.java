@@ -3,6 +3,7 @@ package dev.toolyard;
 /** Thrown when a different tool is registered under a name that is already taken. */
 public final class DuplicateToolException extends ToolYardException {
     private static final long serialVersionUID = 1L;
+    /** The name that was already taken. */
     private final String toolName;
 
     /** @param toolName the taken name; never {@code null} */

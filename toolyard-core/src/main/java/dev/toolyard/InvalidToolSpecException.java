@@ -6,6 +6,7 @@ package dev.toolyard;
  */
 public final class InvalidToolSpecException extends ToolYardException {
     private static final long serialVersionUID = 1L;
+    /** Where the rule broke. */
     private final String jsonPath;
 
     /**

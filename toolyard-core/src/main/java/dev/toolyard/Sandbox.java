@@ -53,7 +53,12 @@ public interface Sandbox {
      * As {@link #runIsolated(List, SandboxPaths, Duration, Map)}, with the network stated. Version 1
      * refuses network access: no shipped tool needs it, and a door with no consumer stays shut.
      *
+     * @param argv the command and its arguments
+     * @param workspace the roots to bind
+     * @param timeout the deadline
+     * @param env the environment; {@code null} means empty
      * @param network must be {@code false}
+     * @return how the run ended
      * @throws IllegalArgumentException if {@code network} is {@code true}
      */
     default SubprocessResult runIsolated(

@@ -28,7 +28,19 @@ public record SubprocessResult(
         Set<String> limitsUnenforced,
         Duration elapsed) {
 
-    /** @throws NullPointerException if a field documented as never {@code null} is */
+    /**
+     * Checks the components.
+     *
+     * @param exitCode the exit status
+     * @param stdout what the command wrote to standard output, decoded as UTF-8 (malformed bytes replaced); never {@code null}
+     * @param stderr what it wrote to standard error, likewise; never {@code null}
+     * @param tier the tier that ran it; never {@code null}; never {@link IsolationTier#UNAVAILABLE}
+     * @param timedOut whether the deadline killed it
+     * @param outputTruncated whether an output stream hit its cap (which also kills the run)
+     * @param limitsUnenforced names of resource limits this tier could not apply; never {@code null}
+     * @param elapsed wall time from start to exit; never {@code null}
+     * @throws NullPointerException if a field documented as never {@code null} is
+     */
     public SubprocessResult {
         Objects.requireNonNull(stdout, "stdout");
         Objects.requireNonNull(stderr, "stderr");

@@ -10,7 +10,11 @@ import java.util.Objects;
  * @param handler the tool's handler; never {@code null}
  */
 public record Tool(ToolSpec spec, ToolHandler handler) {
-    /** @throws NullPointerException if either part is {@code null} */
+    /**
+     * @param spec the tool's spec
+     * @param handler the tool's handler
+     * @throws NullPointerException if either part is {@code null}
+     */
     public Tool {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(handler, "handler");

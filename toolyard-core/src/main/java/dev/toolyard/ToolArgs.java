@@ -53,7 +53,10 @@ public final class ToolArgs {
         return Optional.ofNullable(paths.get(name));
     }
 
-    /** @return whether the argument is present (and not JSON {@code null}) */
+    /**
+     * @param name an argument name
+     * @return whether the argument is present (and not JSON {@code null})
+     */
     public boolean has(String name) {
         JsonNode n = json.get(name);
         return n != null && !n.isNull();
@@ -72,7 +75,10 @@ public final class ToolArgs {
         return n.stringValue();
     }
 
-    /** @return the string value, or empty when absent */
+    /**
+     * @param name a string argument
+     * @return its value, or empty when absent
+     */
     public Optional<String> optionalString(String name) {
         return has(name) ? Optional.of(string(name)) : Optional.empty();
     }

@@ -39,7 +39,23 @@ public record ToolCallRecord(
         Instant startedAt,
         Duration duration) {
 
-    /** @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree */
+    /**
+     * Checks the components.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
+     * @param status how it ended; never {@code null}
+     * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+     * @param reasonDetail details of the reason; never {@code null}
+     * @param arguments the arguments as kept (see above); never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param summary the capped summary of the output, or the refusal text; never {@code null}
+     * @param startedAt when the call started, by the context's clock; never {@code null}
+     * @param duration how long it took; zero for an interrupted call; never {@code null}
+     * @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree
+     */
     public ToolCallRecord {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(invocationId, "invocationId");

@@ -25,7 +25,18 @@ public record ToolCallStart(
         boolean argumentsRedacted,
         Instant startedAt) {
 
-    /** @throws NullPointerException if a field is {@code null} */
+    /**
+     * Checks the components.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the tool's name; never {@code null}
+     * @param arguments the arguments as a record keeps them; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param startedAt when the call started; never {@code null}
+     * @throws NullPointerException if a field is {@code null}
+     */
     public ToolCallStart {
         Objects.requireNonNull(callId, "callId");
         Objects.requireNonNull(invocationId, "invocationId");

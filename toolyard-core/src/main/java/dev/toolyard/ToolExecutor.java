@@ -539,31 +539,46 @@ public final class ToolExecutor {
             return this;
         }
 
-        /** @param store where every call is recorded; never {@code null}; @return this builder */
+        /**
+         * @param store where every call is recorded; never {@code null}
+         * @return this builder
+         */
         public Builder store(ToolCallStore store) {
             this.store = Objects.requireNonNull(store, "store");
             return this;
         }
 
-        /** @param bytes cap on the content a model sees, at least 256; default 65,536; @return this builder */
+        /**
+         * @param bytes cap on the content a model sees, at least 256; default 65,536
+         * @return this builder
+         */
         public Builder maxContentBytes(int bytes) {
             this.maxContentBytes = atLeastFloor("maxContentBytes", bytes);
             return this;
         }
 
-        /** @param bytes cap on the summary a record keeps, at least 256; default 4,096; @return this builder */
+        /**
+         * @param bytes cap on the summary a record keeps, at least 256; default 4,096
+         * @return this builder
+         */
         public Builder maxSummaryBytes(int bytes) {
             this.maxSummaryBytes = atLeastFloor("maxSummaryBytes", bytes);
             return this;
         }
 
-        /** @param bytes cap on the arguments accepted, at least 256; default 1 MiB; @return this builder */
+        /**
+         * @param bytes cap on the arguments accepted, at least 256; default 1 MiB
+         * @return this builder
+         */
         public Builder maxArgumentBytes(int bytes) {
             this.maxArgumentBytes = atLeastFloor("maxArgumentBytes", bytes);
             return this;
         }
 
-        /** @param mode where handlers run; default {@link HandlerMode#HANDOFF}; @return this builder */
+        /**
+         * @param mode where handlers run; default {@link HandlerMode#HANDOFF}
+         * @return this builder
+         */
         public Builder handlerMode(HandlerMode mode) {
             this.mode = Objects.requireNonNull(mode, "mode");
             return this;

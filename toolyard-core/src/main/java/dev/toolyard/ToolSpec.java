@@ -154,25 +154,37 @@ public final class ToolSpec {
             this.name = name;
         }
 
-        /** @param description what the tool does, for the model; 1–4,096 characters; @return this builder */
+        /**
+         * @param description what the tool does, for the model; 1–4,096 characters
+         * @return this builder
+         */
         public Builder description(String description) {
             this.description = description;
             return this;
         }
 
-        /** @param schemaJson the argument schema as JSON text; @return this builder */
+        /**
+         * @param schemaJson the argument schema as JSON text
+         * @return this builder
+         */
         public Builder argsSchema(String schemaJson) {
             this.schemaText = schemaJson;
             return this;
         }
 
-        /** @param riskClass the risk class; @return this builder */
+        /**
+         * @param riskClass the risk class
+         * @return this builder
+         */
         public Builder riskClass(RiskClass riskClass) {
             this.riskClass = riskClass;
             return this;
         }
 
-        /** @param egress the egress class; @return this builder */
+        /**
+         * @param egress the egress class
+         * @return this builder
+         */
         public Builder egress(EgressClass egress) {
             this.egress = egress;
             return this;
@@ -192,13 +204,19 @@ public final class ToolSpec {
             return this;
         }
 
-        /** @param requiresIsolation whether the tool runs a subprocess; default {@code false}; @return this builder */
+        /**
+         * @param requiresIsolation whether the tool runs a subprocess; default {@code false}
+         * @return this builder
+         */
         public Builder requiresIsolation(boolean requiresIsolation) {
             this.requiresIsolation = requiresIsolation;
             return this;
         }
 
-        /** @param redactArgs whether records keep only the digest of the arguments; default {@code false}; @return this builder */
+        /**
+         * @param redactArgs whether records keep only the digest of the arguments; default {@code false}
+         * @return this builder
+         */
         public Builder redactArgs(boolean redactArgs) {
             this.redactArgs = redactArgs;
             return this;

@@ -58,6 +58,7 @@ public final class Deadlines {
     /**
      * Arms the calling thread's deadline: it is interrupted if still armed {@code limitNanos} from now.
      *
+     * @param limitNanos the time allowed, in nanoseconds
      * @return the slot to pass to {@link #disarm}
      */
     public Slot arm(long limitNanos) {
@@ -75,6 +76,7 @@ public final class Deadlines {
      * Disarms the deadline. If it had already fired, waits for the interrupt to land and clears it, so
      * the caller's thread is left with a clean interrupt flag.
      *
+     * @param s the slot {@link #arm} returned
      * @return whether the deadline fired before it was disarmed
      */
     public boolean disarm(Slot s) {

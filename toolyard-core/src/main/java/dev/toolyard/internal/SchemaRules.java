@@ -43,6 +43,7 @@ public final class SchemaRules {
     /** A rule broken at a JSON path. */
     public static final class Violation extends Exception {
         private static final long serialVersionUID = 1L;
+        /** Where the rule broke. */
         private final String path;
 
         Violation(String path, String problem) {
@@ -161,6 +162,8 @@ public final class SchemaRules {
     /**
      * Checks that {@code name} is a top-level property typed {@code string}, as a path argument must be.
      *
+     * @param schema the parsed schema
+     * @param name the path argument
      * @throws Violation naming the path of the property
      */
     public static void checkPathArg(ObjectNode schema, String name) throws Violation {

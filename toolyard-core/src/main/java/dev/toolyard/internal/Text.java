@@ -10,7 +10,10 @@ public final class Text {
 
     private Text() {}
 
-    /** @return the UTF-8 length of {@code s} in bytes (an unpaired surrogate counts as the replacement's 3) */
+    /**
+     * @param s the text
+     * @return its UTF-8 length in bytes (an unpaired surrogate counts as the replacement's 3)
+     */
     public static long utf8Length(CharSequence s) {
         long n = 0;
         int len = s.length();
@@ -72,17 +75,27 @@ public final class Text {
         return new Capped(s.substring(0, end) + label, true);
     }
 
-    /** The truncation label, stating the cap and the original size. */
+    /**
+     * @param shownBytes the cap
+     * @param totalBytes the original size
+     * @return the truncation label, stating both
+     */
     public static String label(long shownBytes, long totalBytes) {
         return "\n[truncated: showing at most " + shownBytes + " of " + totalBytes + " bytes]";
     }
 
-    /** @return the lower-case hex SHA-256 of the UTF-8 bytes of {@code s} */
+    /**
+     * @param s the text
+     * @return the lower-case hex SHA-256 of its UTF-8 bytes
+     */
     public static String sha256(String s) {
         return sha256(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** @return the lower-case hex SHA-256 of {@code bytes} */
+    /**
+     * @param bytes the bytes
+     * @return their lower-case hex SHA-256
+     */
     public static String sha256(byte[] bytes) {
         try {
             byte[] d = MessageDigest.getInstance("SHA-256").digest(bytes);
@@ -100,6 +113,10 @@ public final class Text {
     /**
      * Shortens model-supplied text for a detail or a record: at most {@code maxChars} characters, never
      * splitting a surrogate pair, with an ellipsis when cut.
+     *
+     * @param s the text
+     * @param maxChars the most characters kept
+     * @return the text, or its head and an ellipsis
      */
     public static String clip(String s, int maxChars) {
         if (s.length() <= maxChars) {
