@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole JMH suite and writes benchmarks/results/latest.md and latest.json.
 #
-#   benchmarks/run.sh                 the full run (about 5 minutes on 2 cores, build included)
+#   benchmarks/run.sh                 the full run (about 6 minutes on 2 cores, build included)
 #   benchmarks/run.sh --smoke         one short iteration of everything, to prove each benchmark runs;
 #                                     written to benchmarks/target/smoke/, never to results/
 #   benchmarks/run.sh [--smoke] [--out DIR] [JMH ARGS...]
@@ -51,7 +51,8 @@ echo "== running JMH (log: benchmarks/target/jmh.log)"
   "${smoke[@]}" "${jmh_args[@]}" 2>&1 | tee "$here/target/jmh.log"
 
 command="benchmarks/run.sh${smoke:+ --smoke}${jmh_args:+ ${jmh_args[*]}}"
-report_args=("$raw" "$out" --started "$started" --load-before "$load_before" --command "$command")
+report_args=("$raw" "$out" --started "$started" --load-before "$load_before" --command "$command"
+  --notes "$here/closing-note.md")
 if [ -n "$label" ]; then
   report_args+=(--label "$label")
 fi

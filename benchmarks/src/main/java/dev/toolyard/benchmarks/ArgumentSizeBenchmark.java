@@ -2,7 +2,6 @@ package dev.toolyard.benchmarks;
 
 import dev.toolyard.EgressClass;
 import dev.toolyard.HandlerMode;
-import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.RiskClass;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolOutput;
@@ -33,13 +32,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class ArgumentSizeBenchmark extends NoteCallState {
     static final String SCHEMA = """
             {"type":"object","properties":{"values":{"type":"array","items":{"type":"integer"}}},
              "required":["values"],"additionalProperties":false}""";
     private static final ToolOutput OK = ToolOutput.of("ok");
+    private static final ToolOutput EMPTY = ToolOutput.of("empty");
 
     @Param({"100", "1000"})
     public int integers;
@@ -52,15 +52,15 @@ public class ArgumentSizeBenchmark extends NoteCallState {
     }
 
     @Override
-    void freshExecutor() {
-        store = new InMemoryToolCallStore();
+    void buildExecutor() {
+        store = new DrainedInMemoryStore();
         ToolSpec spec = ToolSpec.builder("sum_values")
                 .description("Sum integers.")
                 .argsSchema(SCHEMA)
                 .riskClass(RiskClass.READ_ONLY)
                 .egress(EgressClass.NONE)
                 .build();
-        executor = ExecutorFixture.of(spec, (args, ctx) -> args.json().get("values").size() > 0 ? OK : null,
+        executor = ExecutorFixture.of(spec, (args, ctx) -> args.json().get("values").isEmpty() ? EMPTY : OK,
                 mode(), store);
     }
 
@@ -79,14 +79,9 @@ public class ArgumentSizeBenchmark extends NoteCallState {
     @Setup(Level.Trial)
     public void setUp() {
         openWorkspace();
-        freshExecutor();
+        buildExecutor();
         sized = ToolCallRequest.of("sum_values", integersArgument(integers));
         expect(execute(), ToolStatus.OK, null);
-    }
-
-    @Setup(Level.Iteration)
-    public void setUpIteration() {
-        freshExecutor();
     }
 
     @TearDown(Level.Trial)

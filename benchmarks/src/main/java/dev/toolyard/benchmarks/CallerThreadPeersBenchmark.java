@@ -40,7 +40,7 @@ import org.springframework.ai.tool.support.ToolDefinitions;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class CallerThreadPeersBenchmark extends NoteCallState {
     private DefaultToolExecutor langchain4j;
@@ -56,7 +56,7 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         openWorkspace();
-        freshExecutor();
+        buildExecutor();
         NoteTool.Peer peer = new NoteTool.Peer();
         Method note = NoteTool.Peer.class.getMethod("note", String.class);
 
@@ -80,11 +80,6 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
         if (!"\"ok\"".equals(spring)) {
             throw new IllegalStateException("Spring AI did not run the tool: " + spring);
         }
-    }
-
-    @Setup(Level.Iteration)
-    public void setUpIteration() {
-        freshExecutor();
     }
 
     @TearDown(Level.Trial)

@@ -36,7 +36,7 @@ import tools.jackson.databind.node.ObjectNode;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class ExecuteHandoffBenchmark extends NoteCallState {
     private static final ToolOutput CONSTANT = ToolOutput.of("ok");
@@ -62,16 +62,11 @@ public class ExecuteHandoffBenchmark extends NoteCallState {
         });
         limitNanos = context.timeout().toNanos();
         args = new ToolArgs((ObjectNode) JsonMapper.builder().build().readTree(NoteTool.ARGUMENTS), Map.of());
-        freshExecutor();
+        buildExecutor();
         NoteCallState.expect(toolyard(), ToolStatus.OK, null);
         if (rawHandoff() != CONSTANT || directHandlerCall().content().isEmpty()) {
             throw new IllegalStateException("a baseline did not return what it should");
         }
-    }
-
-    @Setup(Level.Iteration)
-    public void setUpIteration() {
-        freshExecutor();
     }
 
     @TearDown(Level.Trial)

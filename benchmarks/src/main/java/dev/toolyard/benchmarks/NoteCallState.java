@@ -1,10 +1,10 @@
 package dev.toolyard.benchmarks;
 
 import dev.toolyard.HandlerMode;
-import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRequest;
+import dev.toolyard.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolResult;
@@ -13,17 +13,14 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * What the core rows share: a workspace, a context, the note tool's request, and an executor whose
- * in-memory store is replaced every iteration. The in-memory store keeps every record, so without the
- * replacement an iteration would pay for the garbage collector copying millions of records that the
- * previous ones left; with it, each iteration pays only for its own records, as an application
- * that drains its store would.
+ * What the core rows share: a workspace, a context, the note tool's request, and an executor recording
+ * into the in-memory store, drained (see {@link DrainedInMemoryStore} for why).
  */
 abstract class NoteCallState {
     Path root;
     ToolContext context;
     ToolCallRequest request;
-    InMemoryToolCallStore store;
+    ToolCallStore store;
     ToolExecutor executor;
 
     abstract HandlerMode mode();
@@ -34,8 +31,8 @@ abstract class NoteCallState {
         request = ToolCallRequest.of(NoteTool.NAME, NoteTool.ARGUMENTS);
     }
 
-    void freshExecutor() {
-        store = new InMemoryToolCallStore();
+    void buildExecutor() {
+        store = new DrainedInMemoryStore();
         executor = ExecutorFixture.note(mode(), store);
     }
 

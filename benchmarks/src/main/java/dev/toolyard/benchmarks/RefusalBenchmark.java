@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class RefusalBenchmark extends NoteCallState {
     private ToolCallRequest unknown;
@@ -43,16 +43,11 @@ public class RefusalBenchmark extends NoteCallState {
     @Setup(Level.Trial)
     public void setUp() {
         openWorkspace();
-        freshExecutor();
+        buildExecutor();
         unknown = ToolCallRequest.of(NoteTool.UNKNOWN_NAME, NoteTool.ARGUMENTS);
         invalid = ToolCallRequest.of(NoteTool.NAME, NoteTool.INVALID_ARGUMENTS);
         expect(unknownTool(), ToolStatus.REFUSED, Reason.UNKNOWN_TOOL);
         expect(argsInvalid(), ToolStatus.REFUSED, Reason.ARGS_INVALID);
-    }
-
-    @Setup(Level.Iteration)
-    public void setUpIteration() {
-        freshExecutor();
     }
 
     @TearDown(Level.Trial)

@@ -1,7 +1,6 @@
 package dev.toolyard.benchmarks;
 
 import dev.toolyard.HandlerMode;
-import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathContainment;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
@@ -32,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class SizeCapsAllocationBenchmark extends NoteCallState {
     static final int LARGE_CAP = 16 << 20;
@@ -46,8 +45,8 @@ public class SizeCapsAllocationBenchmark extends NoteCallState {
     }
 
     @Override
-    void freshExecutor() {
-        store = new InMemoryToolCallStore();
+    void buildExecutor() {
+        store = new DrainedInMemoryStore();
         ToolRegistry registry = new ToolRegistry();
         registry.register(NoteTool.spec(), NoteTool.HANDLER);
         ToolExecutor.Builder builder = ToolExecutor.builder(registry, new PathContainment())
@@ -63,13 +62,8 @@ public class SizeCapsAllocationBenchmark extends NoteCallState {
     @Setup(Level.Trial)
     public void setUp() {
         openWorkspace();
-        freshExecutor();
+        buildExecutor();
         expect(execute(), ToolStatus.OK, null);
-    }
-
-    @Setup(Level.Iteration)
-    public void setUpIteration() {
-        freshExecutor();
     }
 
     @TearDown(Level.Trial)

@@ -20,14 +20,14 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Row 6: calls per millisecond through one shared executor (and its one in-memory store) from one and
+ * Row 6: calls per millisecond through one shared executor (and its one store) from one and
  * from two threads, in both modes. On two cores, two threads reach 2x only if nothing on the path
  * serialises them; the in-memory store's lock and, in caller-thread mode, the watchdog's queue are
  * the shared points to watch. JMH reports the sum over the threads.
  */
 @State(Scope.Benchmark)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -43,13 +43,8 @@ public class ThroughputBenchmark extends NoteCallState {
     @Setup(Level.Trial)
     public void setUp() {
         openWorkspace();
-        freshExecutor();
+        buildExecutor();
         expect(executor.execute(request, context), ToolStatus.OK, null);
-    }
-
-    @Setup(Level.Iteration)
-    public void setUpIteration() {
-        freshExecutor();
     }
 
     @TearDown(Level.Trial)

@@ -73,6 +73,9 @@ final class Markdown {
                             + error(r.get("allocError")) + " B/op" : "—")
                     .append(" |\n");
         }
+        if (report.has("closingNote")) {
+            md.append("\n## Closing note\n\n").append(report.get("closingNote").asString().strip()).append('\n');
+        }
         return md.toString();
     }
 

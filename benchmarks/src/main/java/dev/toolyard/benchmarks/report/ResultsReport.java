@@ -23,7 +23,9 @@ import tools.jackson.databind.node.ObjectNode;
  * verdict per target, a date and machine line, and every raw result.
  *
  * <p>Usage: {@code ResultsReport JMH_JSON OUT_DIR [--started EPOCH_SECONDS] [--load-before "L1 L5 L15"]
- * [--label TEXT] [--command TEXT]}. Exits 1 if the JMH file holds no results.
+ * [--label TEXT] [--command TEXT] [--notes MARKDOWN_FILE]}. The notes file (what the profile says
+ * limits each missed target and what would fix it) is appended as the closing note. Exits 1 if the
+ * JMH file holds no results.
  */
 public final class ResultsReport {
     private static final String PACKAGE = "dev.toolyard.benchmarks.";
@@ -35,7 +37,7 @@ public final class ResultsReport {
     public static void main(String[] argv) throws IOException {
         if (argv.length < 2) {
             System.err.println("usage: ResultsReport JMH_JSON OUT_DIR [--started EPOCH] [--load-before TEXT]"
-                    + " [--label TEXT] [--command TEXT]");
+                    + " [--label TEXT] [--command TEXT] [--notes FILE]");
             System.exit(2);
         }
         Path jmh = Path.of(argv[0]);
@@ -73,6 +75,10 @@ public final class ResultsReport {
         ArrayNode raw = report.putArray("results");
         for (Map.Entry<String, JsonNode> e : byKey.entrySet()) {
             raw.add(rawResult(e.getKey(), e.getValue()));
+        }
+
+        if (options.containsKey("--notes")) {
+            report.put("closingNote", Files.readString(Path.of(options.get("--notes")), StandardCharsets.UTF_8));
         }
 
         Files.createDirectories(out);
