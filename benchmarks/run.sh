@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the whole JMH suite and writes benchmarks/results/latest.md and latest.json.
+#
+#   benchmarks/run.sh                 the full run (about 6 minutes on 2 cores, build included)
+#   benchmarks/run.sh --smoke         one short iteration of everything, to prove each benchmark runs;
+#                                     written to benchmarks/target/smoke/, never to results/
+#   benchmarks/run.sh [--smoke] [--out DIR] [JMH ARGS...]
+#                                     extra arguments go to JMH as they are, e.g. a regex to run a
+#                                     subset ('Refusal'), or '-f 2' for two forks per benchmark.
+#
+# Works from a clean clone: it builds toolyard-core in the same reactor (tests skipped: they are not
+# what is measured here and `mvn verify` runs them), never installs anything.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(dirname "$here")"
+cd "$repo"
+
+started=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+out="$here/results"
+label=""
+smoke=()
+jmh_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke)
+      smoke=(-f 1 -wi 1 -i 1 -w 1s -r 1s)
+      out="$here/target/smoke"
+      label="SMOKE RUN: one 1-second iteration per benchmark, to prove each runs. Not figures to compare."
+      shift ;;
+    --out)
+      out="$2"; shift 2 ;;
+    *)
+      jmh_args+=("$1"); shift ;;
+  esac
+done
+
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+echo "== building benchmarks/target/benchmarks.jar"
+mvn -B -Pbenchmarks -pl benchmarks -am package -DskipTests
+
+mkdir -p "$here/target"
+raw="$here/target/jmh-result.json"
+rm -f "$raw"
+echo "== running JMH (log: benchmarks/target/jmh.log)"
+# -foe: a benchmark whose set-up finds the wrong outcome (say, a refusal where a success was meant)
+# fails the run instead of producing a figure.
+"$java_bin" -jar "$here/target/benchmarks.jar" -foe true -prof gc -rf json -rff "$raw" \
+  "${smoke[@]}" "${jmh_args[@]}" 2>&1 | tee "$here/target/jmh.log"
+
+command="benchmarks/run.sh${smoke:+ --smoke}${jmh_args:+ ${jmh_args[*]}}"
+report_args=("$raw" "$out" --started "$started" --load-before "$load_before" --command "$command"
+  --notes "$here/closing-note.md")
+if [ -n "$label" ]; then
+  report_args+=(--label "$label")
+fi
+"$java_bin" -cp "$here/target/benchmarks.jar" dev.toolyard.benchmarks.report.ResultsReport "${report_args[@]}"
+
+elapsed=$(( $(date +%s) - started ))
+echo "== done in $((elapsed / 60)) min $((elapsed % 60)) s"
+if [ "$elapsed" -gt 600 ] && [ -z "$label" ]; then
+  echo "WARNING: the suite took more than its 10-minute budget; trim iterations or rows." >&2
+fi

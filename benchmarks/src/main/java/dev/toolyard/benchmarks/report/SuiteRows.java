@@ -1,0 +1,102 @@
+package dev.toolyard.benchmarks.report;
+
+import dev.toolyard.benchmarks.report.Row.Metric;
+import dev.toolyard.benchmarks.report.Target.AtLeast;
+import dev.toolyard.benchmarks.report.Target.AtMost;
+import dev.toolyard.benchmarks.report.Target.OverheadAtMost;
+import dev.toolyard.benchmarks.report.Target.RatioAtLeast;
+import dev.toolyard.benchmarks.report.Target.RatioAtMost;
+import java.util.List;
+
+/**
+ * The issue's table, row by row. A row whose benchmarks belong to a module not merged yet carries
+ * {@code pending}: it appears in every report as "not measured", so a gap is never silent. To add
+ * one, write its benchmark class (see README.md) and drop the {@code pending} text here.
+ */
+final class SuiteRows {
+    private SuiteRows() {}
+
+    private static final String HANDOFF = "ExecuteHandoffBenchmark.";
+    private static final String CALLER = "CallerThreadPeersBenchmark.";
+
+    static final List<Row> ROWS = List.of(
+            new Row("execute.handoff", "execute, no-op tool, default mode (HANDOFF), vs raw handoff",
+                    HANDOFF + "toolyard", HANDOFF + "rawHandoff", Metric.SCORE,
+                    List.of(new OverheadAtMost(2, "us/op")), null,
+                    "a parked worker's wake-up; the raw baseline may find its worker still spinning (closing note, 5)"),
+            new Row("execute.handoff.direct", "execute, default mode, vs a direct handler call (report)",
+                    HANDOFF + "toolyard", HANDOFF + "directHandlerCall", Metric.SCORE, List.of(), null, null),
+            new Row("execute.caller", "execute, no-op tool, CALLER_THREAD, vs a direct handler call",
+                    CALLER + "toolyard", HANDOFF + "directHandlerCall", Metric.SCORE,
+                    List.of(new OverheadAtMost(2, "us/op")), null,
+                    "schema validation ~32%, JSON parse ~27%, SHA-256 with a new MessageDigest per call ~11% (closing note, 1-2)"),
+            new Row("execute.caller.springai", "execute, CALLER_THREAD, vs Spring AI MethodToolCallback.call",
+                    CALLER + "toolyard", CALLER + "springAi", Metric.SCORE,
+                    List.of(new RatioAtMost(1.0, true)), null, null),
+            new Row("execute.caller.langchain4j", "execute, CALLER_THREAD, vs LangChain4j DefaultToolExecutor",
+                    CALLER + "toolyard", CALLER + "langchain4j", Metric.SCORE,
+                    List.of(new RatioAtMost(5, false)), null,
+                    "LangChain4j parses and binds only; the gap is validation, the digest and the record (closing note, 1-2)"),
+            new Row("refusal.unknown_tool", "unknown-tool refusal vs the successful call (CALLER_THREAD)",
+                    "RefusalBenchmark.unknownTool", CALLER + "toolyard", Metric.SCORE,
+                    List.of(new RatioAtMost(1, false), new AtMost(1, "us/op")), null,
+                    "a fresh MessageDigest for the record's SHA-256, the call id, the problem text capped twice (closing note, 3)"),
+            new Row("refusal.args_invalid", "args_invalid refusal vs the successful call (CALLER_THREAD)",
+                    "RefusalBenchmark.argsInvalid", CALLER + "toolyard", Metric.SCORE,
+                    List.of(new RatioAtMost(1, false), new AtMost(1, "us/op")), null,
+                    "parse, validation and networknt's formatted message for every error (closing note, 3)"),
+            new Row("arguments.1000_vs_100", "execute with 1,000 integers vs with 100 (CALLER_THREAD)",
+                    "ArgumentSizeBenchmark.execute:integers=1000", "ArgumentSizeBenchmark.execute:integers=100",
+                    Metric.SCORE, List.of(new RatioAtMost(12, false), new AtMost(100, "us/op")), null,
+                    "networknt allocates ~118 B per array item; char-by-char UTF-8 length (closing note, 1-2)"),
+            new Row("containment.dotdot", "PathContainment.resolveRead(\"sub/../notes.md\") vs Path.toRealPath()",
+                    "PathContainmentBenchmark.resolveReadDotDot", "PathContainmentBenchmark.toRealPathDotDot",
+                    Metric.SCORE, List.of(new RatioAtMost(1.5, false)), null, null),
+            new Row("containment.symlink", "PathContainment.resolveRead of a symlink vs Path.toRealPath()",
+                    "PathContainmentBenchmark.resolveReadSymlink", "PathContainmentBenchmark.toRealPathSymlink",
+                    Metric.SCORE, List.of(new RatioAtMost(1.5, false)), null, null),
+            new Row("throughput.handoff", "execute throughput, HANDOFF: 2 threads vs 1",
+                    "ThroughputBenchmark.twoThreads:handlerMode=HANDOFF",
+                    "ThroughputBenchmark.oneThread:handlerMode=HANDOFF", Metric.SCORE,
+                    List.of(new RatioAtLeast(1.7)), null,
+                    "2 callers and 2 woken workers on 2 cores: every handoff is a context switch (closing note, 5)"),
+            new Row("throughput.caller", "execute throughput, CALLER_THREAD: 2 threads vs 1",
+                    "ThroughputBenchmark.twoThreads:handlerMode=CALLER_THREAD",
+                    "ThroughputBenchmark.oneThread:handlerMode=CALLER_THREAD", Metric.SCORE,
+                    List.of(new RatioAtLeast(1.7)), null,
+                    "a shared point on the path: the store or the deadline watchdog (profile with -prof stack)"),
+            new Row("sandbox.bwrap", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs the same argv bare",
+                    "SandboxBenchmark.runIsolatedBubblewrap", "SandboxBenchmark.bareBubblewrapProcess",
+                    Metric.SCORE, List.of(new RatioAtMost(1.05, false)),
+                    "arrives with toolyard-sandbox (issue 3)", null),
+            new Row("sandbox.bare_true", "bubblewrap's own cost: the bwrap argv vs a bare /bin/true (report)",
+                    "SandboxBenchmark.bareBubblewrapProcess", "SandboxBenchmark.bareTrue", Metric.SCORE,
+                    List.of(), "arrives with toolyard-sandbox (issue 3)", null),
+            new Row("http_fetch.1KiB", "http_fetch of a 1 KiB body from loopback vs a plain OkHttp GET",
+                    "HttpFetchBenchmark.httpFetch:bodyBytes=1024", "HttpFetchBenchmark.plainOkHttp:bodyBytes=1024",
+                    Metric.SCORE, List.of(new RatioAtMost(1.2, false)),
+                    "arrives with toolyard-builtins (issue 4)", null),
+            new Row("http_fetch.1MiB", "http_fetch of a 1 MiB body from loopback vs a plain OkHttp GET",
+                    "HttpFetchBenchmark.httpFetch:bodyBytes=1048576",
+                    "HttpFetchBenchmark.plainOkHttp:bodyBytes=1048576", Metric.SCORE,
+                    List.of(new RatioAtMost(1.2, false)), "arrives with toolyard-builtins (issue 4)", null),
+            new Row("store.sqlite.1", "durable SQLite appends/s, 1 thread, vs in-memory appends (report)",
+                    "DurableStoreBenchmark.sqliteAppend:threads=1", "DurableStoreBenchmark.inMemoryAppend:threads=1",
+                    Metric.SCORE, List.of(), "arrives with toolyard-store-jdbc (issue 5)", null),
+            new Row("store.sqlite.8", "durable SQLite appends/s, 8 threads, vs in-memory appends",
+                    "DurableStoreBenchmark.sqliteAppend:threads=8", "DurableStoreBenchmark.inMemoryAppend:threads=8",
+                    Metric.SCORE, List.of(new AtLeast(10_000, "ops/s")),
+                    "arrives with toolyard-store-jdbc (issue 5)", null),
+            new Row("allocation.langchain4j", "bytes per execute (CALLER_THREAD) vs LangChain4j",
+                    CALLER + "toolyard", CALLER + "langchain4j", Metric.ALLOCATION,
+                    List.of(new AtMost(4096, "B/op")), null,
+                    "validation 840 B, parse 1,040 B, SHA-256 552 B per call (closing note)"),
+            new Row("allocation.springai", "bytes per execute (CALLER_THREAD) vs Spring AI",
+                    CALLER + "toolyard", CALLER + "springAi", Metric.ALLOCATION,
+                    List.of(new AtMost(4096, "B/op")), null,
+                    "validation 840 B, parse 1,040 B, SHA-256 552 B per call (closing note)"),
+            new Row("allocation.caps", "bytes per execute with 16 MiB caps vs the default caps (flat in the caps)",
+                    "SizeCapsAllocationBenchmark.execute:caps=16MiB", "SizeCapsAllocationBenchmark.execute:caps=default",
+                    Metric.ALLOCATION, List.of(new OverheadAtMost(64, "B/op")), null,
+                    "something on the path sizes a buffer by a cap instead of by the data"));
+}
