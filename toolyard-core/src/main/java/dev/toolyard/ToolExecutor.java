@@ -2,6 +2,9 @@ package dev.toolyard;
 
 import com.networknt.schema.Error;
 import com.networknt.schema.ExecutionConfig;
+import com.networknt.schema.ExecutionContext;
+import com.networknt.schema.FailFastAssertionException;
+import com.networknt.schema.path.NodePath;
 import dev.toolyard.internal.Deadlines;
 import dev.toolyard.internal.Json;
 import dev.toolyard.internal.JsonValues;
@@ -59,6 +62,8 @@ public final class ToolExecutor {
     private static final int MAX_DETAIL_CHARS = 1024;
     private static final ExecutionConfig VALIDATION = ExecutionConfig.builder()
             .formatAssertionsEnabled(false)
+            .failFast(true) // the first violation is the reason; collecting the rest is work a refusal does not need
+
             .maxEvaluationDepth(Json.MAX_DEPTH * 2)
             .maxEvaluationSteps(2_000_000)
             .build();
@@ -223,7 +228,17 @@ public final class ToolExecutor {
         }
         List<Error> errors;
         try {
-            errors = call.tool.spec().validator().validate(call.node, ctx -> ctx.setExecutionConfig(VALIDATION));
+            // A context of our own: the validator's default one builds a fresh configuration per call.
+            ExecutionContext validation = new ExecutionContext(VALIDATION);
+            try {
+                call.tool.spec().validator().validate(validation, call.node);
+            } catch (FailFastAssertionException first) {
+                validation.setErrors(first.getErrors());
+            }
+            if (validation.isEvaluationAborted()) {
+                return new Refusal(Reason.ARGS_INVALID, "the arguments are too complex to validate");
+            }
+            errors = validation.getErrors();
         } catch (RuntimeException | StackOverflowError e) {
             return new Refusal(Reason.ARGS_INVALID, "the arguments are too complex to validate ("
                     + e.getClass().getSimpleName() + ")");
@@ -231,20 +246,40 @@ public final class ToolExecutor {
         if (errors.isEmpty()) {
             return null;
         }
-        StringBuilder detail = new StringBuilder();
-        int shown = 0;
-        for (Error e : errors) {
-            if (shown == 5) {
-                detail.append("; and ").append(errors.size() - shown).append(" more");
-                break;
+        return new Refusal(Reason.ARGS_INVALID, describe(errors.get(0)));
+    }
+
+    /**
+     * The first violation, from its parts: location, keyword, property and the keyword's own value when
+     * it is a plain value. The validator's formatted messages cost more to build than a whole success.
+     */
+    private static String describe(Error e) {
+        StringBuilder b = new StringBuilder(128).append('$');
+        NodePath at = e.getInstanceLocation();
+        for (int i = 0, n = Math.min(at.getNameCount(), 16); i < n; i++) {
+            Object element = at.getElement(i);
+            if (element instanceof Integer index) {
+                b.append('[').append(index.intValue()).append(']');
+            } else {
+                b.append('.').append(Text.clip(String.valueOf(element), 64));
             }
-            if (shown > 0) {
-                detail.append("; ");
-            }
-            detail.append(Text.clip(e.getInstanceLocation() + ": " + e.getMessage(), 200));
-            shown++;
         }
-        return new Refusal(Reason.ARGS_INVALID, detail.toString());
+        b.append(": fails \"").append(e.getKeyword()).append('"');
+        if (e.getProperty() != null) {
+            b.append(" for property '").append(Text.clip(e.getProperty(), 64)).append('\'');
+        }
+        JsonNode expected = e.getSchemaNode();
+        if (expected != null && (expected.isString() || expected.isNumber() || expected.isBoolean())) {
+            // Rendered by hand: JsonNode.toString() runs a whole serializer.
+            b.append(" (");
+            if (expected.isString()) {
+                b.append('"').append(Text.clip(expected.stringValue(), 80)).append('"');
+            } else {
+                b.append(expected.isBoolean() ? String.valueOf(expected.booleanValue()) : expected.numberValue());
+            }
+            b.append(')');
+        }
+        return b.toString();
     }
 
     private Refusal checkContainment(Call call) {
@@ -292,7 +327,7 @@ public final class ToolExecutor {
         String content = Text.cap(problemText(call.displayName, refusal.reason, detail), maxContentBytes).text();
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
         ToolCallRecord record = new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName,
-                ToolStatus.REFUSED, refusal.reason, detail, call.recordedArguments(), call.digest(),
+                ToolStatus.REFUSED, refusal.reason, detail, call.recordedArguments(), call.digest,
                 call.redacted(), Text.cap(content, maxSummaryBytes).text(), call.startedAt, duration);
         try {
             store.append(record);
@@ -305,7 +340,7 @@ public final class ToolExecutor {
 
     private ToolResult run(Call call) {
         ToolCallStart start = new ToolCallStart(call.callId, call.context.invocationId(), call.displayName,
-                call.recordedArguments(), call.digest(), call.redacted(), call.startedAt);
+                call.recordedArguments(), call.digest, call.redacted(), call.startedAt);
         try {
             store.markStarted(start);
         } catch (RuntimeException e) {
@@ -418,7 +453,7 @@ public final class ToolExecutor {
     }
 
     private static String problemText(String toolName, Reason reason, String detail) {
-        return "Tool '" + toolName + "' \u2014 " + reason.wireName() + ": " + detail;
+        return "Tool '" + toolName + "' - " + reason.wireName() + ": " + detail; // ASCII keeps the text Latin-1: half the bytes
     }
 
     /** The state of one call as it walks the checks. Confined to the calling thread. */
@@ -431,11 +466,11 @@ public final class ToolExecutor {
         final String displayName;
         final String argumentsText;
         final long argumentBytes;
+        final String digest;
         String notJson;
         ObjectNode node;
         Tool tool;
         Map<String, Path> paths;
-        private String digest;
 
         Call(ToolCallRequest request, ToolContext context, long startNanos) {
             this.request = request;
@@ -459,14 +494,9 @@ public final class ToolExecutor {
                 }
                 this.argumentsText = text;
             }
-            this.argumentBytes = Text.utf8Length(argumentsText);
-        }
-
-        String digest() {
-            if (digest == null) {
-                digest = Text.sha256(argumentsText.getBytes(StandardCharsets.UTF_8));
-            }
-            return digest;
+            byte[] utf8 = argumentsText.getBytes(StandardCharsets.UTF_8);
+            this.argumentBytes = utf8.length;
+            this.digest = Text.sha256(utf8);
         }
 
         boolean redacted() {

@@ -95,7 +95,7 @@ class ToolExecutorTest {
     void unknownToolIsRefusedBeforeAnythingElse() {
         ToolResult r = call(executor(registry, store, "echo"), "rm_rf", "not even json");
         assertRefused(r, Reason.UNKNOWN_TOOL);
-        assertThat(r.content()).isEqualTo("Tool 'rm_rf' \u2014 unknown_tool: no tool of that name is registered");
+        assertThat(r.content()).isEqualTo("Tool 'rm_rf' - unknown_tool: no tool of that name is registered");
     }
 
     @Test

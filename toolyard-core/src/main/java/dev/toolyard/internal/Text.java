@@ -7,6 +7,13 @@ import java.security.NoSuchAlgorithmException;
 /** UTF-8 sizes, capping on a character boundary, and digests. Exported only to ToolYard's own modules. */
 public final class Text {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
+    });
 
     private Text() {}
 
@@ -97,17 +104,13 @@ public final class Text {
      * @return their lower-case hex SHA-256
      */
     public static String sha256(byte[] bytes) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(bytes);
-            char[] out = new char[d.length * 2];
-            for (int i = 0; i < d.length; i++) {
-                out[2 * i] = HEX[(d[i] >> 4) & 0xF];
-                out[2 * i + 1] = HEX[d[i] & 0xF];
-            }
-            return new String(out);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        byte[] d = SHA256.get().digest(bytes); // digest() resets the instance for the next use
+        char[] out = new char[d.length * 2];
+        for (int i = 0; i < d.length; i++) {
+            out[2 * i] = HEX[(d[i] >> 4) & 0xF];
+            out[2 * i + 1] = HEX[d[i] & 0xF];
         }
+        return new String(out);
     }
 
     /**
