@@ -74,13 +74,14 @@ synchronous_commit = on
 CONF
 fi
 
-# Running means: the pid in postmaster.pid is alive and is a postgres process. A pid file left by
-# a killed server (its pid possibly reused by something else) is stale and is removed.
+# Running means: the pid in postmaster.pid is alive and is a postgres serving this data directory.
+# A pid file left by a killed server (its pid possibly reused by another process) is stale.
 server_running() {
   [ -f "$DATA/postmaster.pid" ] || return 1
   local pid
   pid=$(head -n 1 "$DATA/postmaster.pid")
-  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null || true)" = postgres ]
+  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null || true)" = postgres ] \
+    && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DATA"
 }
 
 if server_running; then

@@ -295,10 +295,14 @@ class JdbcToolCallStoreTest {
                 appender.start();
                 appenders.add(appender);
             }
+            long begin = System.nanoTime();
             go.countDown();
             for (Thread appender : appenders) {
                 appender.join();
             }
+            System.out.printf("%s: %,d appends from %d threads in %,d transactions (%.1f per commit), %.1f s%n",
+                    store, threads * perThread, threads, store.transactions(),
+                    (double) threads * perThread / store.transactions(), (System.nanoTime() - begin) / 1e9);
 
             assertThat(failures).isEmpty();
             List<ToolCallRecord> all = store.recent(Integer.MAX_VALUE);
