@@ -132,13 +132,18 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
      * @throws StoreFailureException if no connection can be had, or the schema cannot be created or migrated
      */
     public static JdbcToolCallStore of(DataSource dataSource) {
+        return of(dataSource, null);
+    }
+
+    /** As {@link #of(DataSource)}, with the dialect forced (tests use it to run standard SQL on PostgreSQL). */
+    static JdbcToolCallStore of(DataSource dataSource, Dialect forced) {
         Objects.requireNonNull(dataSource, "dataSource");
         Connection writer = null;
         String description = "the JDBC store";
         try {
             writer = dataSource.getConnection();
             description = "the " + writer.getMetaData().getDatabaseProductName() + " store";
-            Dialect dialect = Dialect.of(writer);
+            Dialect dialect = forced != null ? forced : Dialect.of(writer);
             dialect.prepareWriter(writer);
             Schema.migrate(writer, dialect);
             return new JdbcToolCallStore(new CallTable(dataSource, dialect, CommitGuard.NONE, writer), description);

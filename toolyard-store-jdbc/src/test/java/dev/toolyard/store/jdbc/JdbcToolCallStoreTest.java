@@ -24,6 +24,7 @@ import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolSpec;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.store.jdbc.internal.Dialect;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -321,6 +322,39 @@ class JdbcToolCallStoreTest {
         }
 
         @Test
+        void twoStoresOnOneDatabaseTakeTurnsAndKeepEveryCall() throws Exception {
+            List<JdbcToolCallStore> stores = List.of(open(), open());
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            List<Thread> appenders = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                JdbcToolCallStore store = stores.get(t % 2);
+                Thread appender = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 150; i++) {
+                            ToolCallStart mark = start("s" + thread + "-" + i, "thread-" + thread, "t");
+                            store.markStarted(mark);
+                            store.complete(finished(mark, ToolStatus.OK, null));
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                appender.start();
+                appenders.add(appender);
+            }
+            for (Thread appender : appenders) {
+                appender.join();
+            }
+
+            assertThat(failures).isEmpty();
+            for (int t = 0; t < 8; t++) {
+                assertThat(stores.get((t + 1) % 2).byInvocation("thread-" + t)).hasSize(150)
+                        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ToolStatus.OK));
+            }
+        }
+
+        @Test
         void everyCallThroughARealExecutorIsRecordedWithItsMarkCompleted(@TempDir Path workspace) {
             JdbcToolCallStore store = open();
             ToolExecutor executor = executor(store, new AtomicBoolean());
@@ -606,6 +640,20 @@ class JdbcToolCallStoreTest {
         @Override
         DataSource database() {
             return postgres.dataSource();
+        }
+
+        @Test
+        void theStandardSqlFallbackWorksTooButADuplicateFailsItsWholeBatch() {
+            JdbcToolCallStore store = track(JdbcToolCallStore.of(database(), Dialect.STANDARD));
+            ToolCallStart mark = start("m", "inv", "run_command");
+            store.append(ok("a", "inv", "t"));
+            store.markStarted(mark);
+            assertThat(store.byToolAndStatus("run_command", ToolStatus.INTERRUPTED))
+                    .containsExactly(ToolCallRecord.interrupted(mark));
+            store.complete(finished(mark, ToolStatus.OK, null));
+
+            assertThatThrownBy(() -> store.append(ok("a", "inv", "again"))).isInstanceOf(StoreFailureException.class);
+            assertThat(store.recent(10)).containsExactly(ok("a", "inv", "t"), finished(mark, ToolStatus.OK, null));
         }
 
         @Test
