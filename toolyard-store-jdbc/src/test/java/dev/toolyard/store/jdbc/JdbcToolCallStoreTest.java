@@ -602,7 +602,7 @@ class JdbcToolCallStoreTest {
         }
     }
 
-    /** Stands in an outcome map for a call that returned normally. */
+    /** Marks, in a map of outcomes, a call that returned normally. */
     static final class Success extends Throwable {
         private static final long serialVersionUID = 1L;
     }
