@@ -1,0 +1,266 @@
+package dev.toolyard.store.jdbc.internal;
+
+import dev.toolyard.Reason;
+import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolStatus;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * The SQL of the {@code toolyard_call} table: batched writes in one transaction on the writer's own
+ * connection, and reads on a fresh connection each. A mark is stored as the record it reads back as
+ * ({@link ToolCallRecord#interrupted}) with {@code completed} false; completing it updates that row in
+ * place, so it keeps its position in append order ({@code seq}).
+ *
+ * <p>Writes must come from one thread at a time (the group-commit writer); reads are thread-safe.
+ */
+public final class CallTable implements AutoCloseable {
+    /** The table's name. */
+    public static final String TABLE = "toolyard_call";
+
+    private static final String COLUMNS = "call_id, invocation_id, tool_name, status, reason, reason_detail, "
+            + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, started_at_nano, "
+            + "duration_second, duration_nano, completed";
+    private static final String SELECT = "SELECT " + COLUMNS + " FROM " + TABLE;
+    private static final String UPDATE = "UPDATE " + TABLE + " SET invocation_id = ?, tool_name = ?, status = ?, "
+            + "reason = ?, reason_detail = ?, arguments = ?, arguments_sha256 = ?, arguments_redacted = ?, "
+            + "summary = ?, started_at_epoch_second = ?, started_at_nano = ?, duration_second = ?, duration_nano = ?, "
+            + "completed = ? WHERE call_id = ? AND completed = ?";
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final CommitGuard guard;
+    private final String insert;
+    private Connection writer;
+
+    /**
+     * @param dataSource where connections come from; never {@code null}
+     * @param dialect the database's dialect; never {@code null}
+     * @param guard run before opening a connection and around each commit; never {@code null}
+     * @param writer an open connection, already migrated, that this table now owns; may be {@code null}
+     *     (one is opened at the first write)
+     */
+    public CallTable(DataSource dataSource, Dialect dialect, CommitGuard guard, Connection writer) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        this.guard = Objects.requireNonNull(guard, "guard");
+        this.writer = writer;
+        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                + dialect.insertSuffix();
+    }
+
+    /**
+     * Commits the writes in one transaction, inserts in the order given (which is their order of
+     * {@code seq}). On any failure nothing of the batch is kept and the connection is dropped, so the
+     * next batch starts on a fresh one.
+     *
+     * @param writes what to write, in order; never {@code null} or empty
+     * @return per write, the rows it changed: 1, or 0 for a mark or append whose call id is already
+     *     present or a completion with no open mark; a negative value where the driver did not say
+     * @throws SQLException if the batch could not be committed, or was committed to a database the guard rejects
+     */
+    public int[] write(List<Write> writes) throws SQLException {
+        Connection c = writerConnection();
+        int[] counts = new int[writes.size()];
+        try {
+            List<Integer> inserts = new ArrayList<>();
+            List<Integer> updates = new ArrayList<>();
+            for (int i = 0; i < writes.size(); i++) {
+                (writes.get(i).kind() == Write.Kind.COMPLETE ? updates : inserts).add(i);
+            }
+            if (!inserts.isEmpty()) {
+                try (PreparedStatement p = c.prepareStatement(insert)) {
+                    for (int i : inserts) {
+                        Write w = writes.get(i);
+                        bindRow(p, 1, w.record());
+                        p.setBoolean(15, w.kind() == Write.Kind.APPEND);
+                        p.addBatch();
+                    }
+                    spread(p.executeBatch(), inserts, counts);
+                }
+            }
+            if (!updates.isEmpty()) {
+                try (PreparedStatement p = c.prepareStatement(UPDATE)) {
+                    for (int i : updates) {
+                        ToolCallRecord r = writes.get(i).record();
+                        bindRow(p, 0, r);
+                        p.setBoolean(14, true);
+                        p.setString(15, StoredText.encode(r.callId()));
+                        p.setBoolean(16, false);
+                        p.addBatch();
+                    }
+                    spread(p.executeBatch(), updates, counts);
+                }
+            }
+            guard.check();
+            c.commit();
+        } catch (Throwable t) {
+            Schema.rollbackQuietly(c, t);
+            dropWriter(t);
+            throw t;
+        }
+        try {
+            guard.check();
+        } catch (SQLException e) {
+            dropWriter(e);
+            throw new SQLException("committed, but not durably: " + e.getMessage(), e);
+        }
+        return counts;
+    }
+
+    /** Binds every column but {@code completed}; {@code skipCallId} 1 binds the call id first (insert), 0 leaves it out (update). */
+    private static void bindRow(PreparedStatement p, int skipCallId, ToolCallRecord r) throws SQLException {
+        int i = 1;
+        if (skipCallId == 1) {
+            p.setString(i++, StoredText.encode(r.callId()));
+        }
+        p.setString(i++, StoredText.encode(r.invocationId()));
+        p.setString(i++, StoredText.encode(r.toolName()));
+        p.setString(i++, r.status().wireName());
+        if (r.reason() == null) {
+            p.setNull(i++, Types.VARCHAR);
+        } else {
+            p.setString(i++, r.reason().wireName());
+        }
+        p.setString(i++, StoredText.encode(r.reasonDetail()));
+        p.setString(i++, StoredText.encode(r.arguments()));
+        p.setString(i++, StoredText.encode(r.argumentsSha256()));
+        p.setBoolean(i++, r.argumentsRedacted());
+        p.setString(i++, StoredText.encode(r.summary()));
+        p.setLong(i++, r.startedAt().getEpochSecond());
+        p.setInt(i++, r.startedAt().getNano());
+        p.setLong(i++, r.duration().getSeconds());
+        p.setInt(i, r.duration().getNano());
+    }
+
+    private static void spread(int[] results, List<Integer> positions, int[] counts) throws SQLException {
+        if (results.length != positions.size()) {
+            throw new SQLException("the driver reported " + results.length + " results for a batch of " + positions.size());
+        }
+        for (int k = 0; k < results.length; k++) {
+            counts[positions.get(k)] = results[k];
+        }
+    }
+
+    private Connection writerConnection() throws SQLException {
+        if (writer == null) {
+            guard.check();
+            Connection c = dataSource.getConnection();
+            try {
+                dialect.prepareWriter(c); // first: SQLite refuses to change its sync level inside a transaction
+                c.setAutoCommit(false);
+            } catch (SQLException | RuntimeException e) {
+                closeQuietly(c, e);
+                throw e;
+            }
+            writer = c;
+        }
+        return writer;
+    }
+
+    private void dropWriter(Throwable failure) {
+        if (writer != null) {
+            closeQuietly(writer, failure);
+            writer = null;
+        }
+    }
+
+    private static void closeQuietly(Connection c, Throwable failure) {
+        try {
+            c.close();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * @param invocationId never {@code null}
+     * @return that invocation's calls in append order
+     * @throws SQLException if the database cannot be read
+     */
+    public List<ToolCallRecord> byInvocation(String invocationId) throws SQLException {
+        return select(" WHERE invocation_id = ? ORDER BY seq", 0, StoredText.encode(invocationId));
+    }
+
+    /**
+     * @param limit how many at most; positive
+     * @return the newest calls, oldest first
+     * @throws SQLException if the database cannot be read
+     */
+    public List<ToolCallRecord> recent(int limit) throws SQLException {
+        List<ToolCallRecord> newestFirst = new ArrayList<>(select(" ORDER BY seq DESC", limit));
+        Collections.reverse(newestFirst);
+        return newestFirst;
+    }
+
+    /**
+     * @param toolName never {@code null}
+     * @param status never {@code null}
+     * @return the calls of that tool with that status, in append order
+     * @throws SQLException if the database cannot be read
+     */
+    public List<ToolCallRecord> byToolAndStatus(String toolName, ToolStatus status) throws SQLException {
+        return select(" WHERE tool_name = ? AND status = ? ORDER BY seq", 0, StoredText.encode(toolName),
+                status.wireName());
+    }
+
+    private List<ToolCallRecord> select(String tail, int maxRows, String... parameters) throws SQLException {
+        guard.check();
+        List<ToolCallRecord> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement p = c.prepareStatement(SELECT + tail)) {
+            if (maxRows > 0) {
+                p.setMaxRows(maxRows);
+            }
+            for (int i = 0; i < parameters.length; i++) {
+                p.setString(i + 1, parameters[i]);
+            }
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    out.add(read(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static ToolCallRecord read(ResultSet rs) throws SQLException {
+        String reason = rs.getString(5);
+        try {
+            return new ToolCallRecord(
+                    StoredText.decode(rs.getString(1)),
+                    StoredText.decode(rs.getString(2)),
+                    StoredText.decode(rs.getString(3)),
+                    ToolStatus.fromWireName(rs.getString(4)),
+                    reason == null ? null : Reason.fromWireName(reason),
+                    StoredText.decode(rs.getString(6)),
+                    StoredText.decode(rs.getString(7)),
+                    StoredText.decode(rs.getString(8)),
+                    rs.getBoolean(9),
+                    StoredText.decode(rs.getString(10)),
+                    Instant.ofEpochSecond(rs.getLong(11), rs.getInt(12)),
+                    Duration.ofSeconds(rs.getLong(13), rs.getInt(14)));
+        } catch (IllegalArgumentException e) {
+            throw new SQLException("a row of " + TABLE + " cannot be read as a tool call record: " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the writer's connection. Call only once the writer has stopped. */
+    @Override
+    public void close() throws SQLException {
+        if (writer != null) {
+            Connection c = writer;
+            writer = null;
+            c.close();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.toolyard.store.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * Creates and upgrades the store's tables. The version applied is a row in
+ * {@code toolyard_schema_version}; each migration runs in one transaction with its version row, so
+ * a crash mid-migration leaves the previous version intact. Stateless; thread-safe.
+ */
+public final class Schema {
+    /** The schema version this code reads and writes. */
+    public static final int CURRENT_VERSION = 1;
+    /** The table that records which versions were applied. */
+    public static final String VERSION_TABLE = "toolyard_schema_version";
+
+    private static final int ATTEMPTS = 3;
+
+    private Schema() {}
+
+    /**
+     * Brings the database to {@link #CURRENT_VERSION}. Leaves the connection in manual-commit mode.
+     *
+     * @param connection an open connection; never {@code null}
+     * @param dialect its dialect; never {@code null}
+     * @return the version found before migrating (0 for a new database)
+     * @throws SQLException if the database cannot be read or migrated
+     * @throws IllegalStateException if the database holds a newer schema than this code knows
+     */
+    public static int migrate(Connection connection, Dialect dialect) throws SQLException {
+        connection.setAutoCommit(false);
+        SQLException last = null;
+        for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+            try {
+                int found = migrateOnce(connection, dialect);
+                connection.commit();
+                return found;
+            } catch (SQLException e) {
+                rollbackQuietly(connection, e);
+                last = e;
+            } catch (RuntimeException e) {
+                rollbackQuietly(connection, e);
+                throw e;
+            }
+        }
+        throw last;
+    }
+
+    private static int migrateOnce(Connection connection, Dialect dialect) throws SQLException {
+        int found;
+        try (Statement s = connection.createStatement()) {
+            dialect.lockForMigration(s);
+            s.execute("CREATE TABLE IF NOT EXISTS " + VERSION_TABLE + " ("
+                    + "version INTEGER NOT NULL PRIMARY KEY, "
+                    + "description VARCHAR(200) NOT NULL, "
+                    + "applied_at_epoch_milli BIGINT NOT NULL)");
+            try (ResultSet rs = s.executeQuery("SELECT MAX(version) FROM " + VERSION_TABLE)) {
+                found = rs.next() ? rs.getInt(1) : 0;
+            }
+            if (found > CURRENT_VERSION) {
+                throw new IllegalStateException("the database holds toolyard store schema version " + found
+                        + ", newer than version " + CURRENT_VERSION + " that this library reads and writes;"
+                        + " use a newer toolyard-store-jdbc");
+            }
+            if (found < 1) {
+                apply(s, dialect.schemaVersion1());
+                recordVersion(connection, 1, "tool call records, indexed by invocation and by tool and status");
+            }
+        }
+        return found;
+    }
+
+    private static void apply(Statement statement, List<String> ddl) throws SQLException {
+        for (String sql : ddl) {
+            statement.execute(sql);
+        }
+    }
+
+    private static void recordVersion(Connection connection, int version, String description) throws SQLException {
+        try (PreparedStatement p = connection.prepareStatement("INSERT INTO " + VERSION_TABLE
+                + " (version, description, applied_at_epoch_milli) VALUES (?, ?, ?)")) {
+            p.setInt(1, version);
+            p.setString(2, description);
+            p.setLong(3, System.currentTimeMillis());
+            p.executeUpdate();
+        }
+    }
+
+    static void rollbackQuietly(Connection connection, Throwable failure) {
+        try {
+            connection.rollback();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+}

@@ -1,0 +1,677 @@
+package dev.toolyard.store.jdbc;
+
+import static dev.toolyard.store.jdbc.TestRecords.finished;
+import static dev.toolyard.store.jdbc.TestRecords.ok;
+import static dev.toolyard.store.jdbc.TestRecords.refused;
+import static dev.toolyard.store.jdbc.TestRecords.start;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.toolyard.EgressClass;
+import dev.toolyard.PathContainment;
+import dev.toolyard.Reason;
+import dev.toolyard.RiskClass;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.StoreFailureException;
+import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolCallRequest;
+import dev.toolyard.ToolCallStart;
+import dev.toolyard.ToolContext;
+import dev.toolyard.ToolExecutor;
+import dev.toolyard.ToolOutput;
+import dev.toolyard.ToolRegistry;
+import dev.toolyard.ToolResult;
+import dev.toolyard.ToolSpec;
+import dev.toolyard.ToolStatus;
+import dev.toolyard.store.jdbc.internal.Dialect;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JdbcToolCallStoreTest {
+
+    /** What every database the store runs on must show. */
+    abstract class Contract {
+        private final List<JdbcToolCallStore> opened = new ArrayList<>();
+
+        /** @return the data source of this test's own, initially empty, database */
+        abstract DataSource database();
+
+        /** @return a store on this test's database, closed after the test */
+        JdbcToolCallStore open() {
+            return track(JdbcToolCallStore.of(database()));
+        }
+
+        JdbcToolCallStore track(JdbcToolCallStore store) {
+            opened.add(store);
+            return store;
+        }
+
+        @AfterEach
+        void closeStores() {
+            for (JdbcToolCallStore s : opened) {
+                s.close();
+            }
+            opened.clear();
+        }
+
+        @Test
+        void everyFieldOfEveryKindOfRecordRoundTripsExactly() {
+            JdbcToolCallStore store = open();
+            List<ToolCallRecord> written = new ArrayList<>();
+            int i = 0;
+            for (Reason reason : Reason.values()) {
+                written.add(new ToolCallRecord("call-" + i, "inv-" + (i % 3), "tool_" + (i % 4), reason.status(), reason,
+                        "detail " + i, "{\"n\":" + i + "}", TestRecords.SHA, i % 2 == 0, "summary " + i,
+                        Instant.ofEpochSecond(1_700_000_000L + i, 999_999_999 - i), Duration.ofSeconds(i, i * 7)));
+                i++;
+            }
+            written.add(ok("call-ok", "inv-x", "read_notes"));
+            written.add(new ToolCallRecord("call-interrupted-appended", "inv-x", "run_command", ToolStatus.INTERRUPTED,
+                    null, "copied from another store", "{}", TestRecords.SHA, false, "", TestRecords.T0, Duration.ZERO));
+            written.add(new ToolCallRecord("call-extremes", "inv-x", "t", ToolStatus.OK, null, "", "", "", false, "",
+                    Instant.MIN, Duration.ofSeconds(Long.MIN_VALUE)));
+            written.add(new ToolCallRecord("call-extremes-2", "inv-x", "t", ToolStatus.OK, null, "", "", "", false, "",
+                    Instant.MAX, Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)));
+            written.add(new ToolCallRecord("call-before-1970", "inv-x", "t", ToolStatus.OK, null, "", "", "", false, "",
+                    Instant.ofEpochSecond(-1, 1), Duration.ofNanos(-1)));
+            for (ToolCallRecord r : written) {
+                store.append(r);
+            }
+
+            assertThat(store.recent(1_000)).containsExactlyElementsOf(written);
+            assertThat(track(JdbcToolCallStore.of(database())).recent(1_000)).containsExactlyElementsOf(written);
+        }
+
+        @Test
+        void textThatDatabasesCannotHoldAsItIsRoundTripsExactly() {
+            JdbcToolCallStore store = open();
+            String nul = "before\u0000after";
+            String loneHigh = "x\uD800y";
+            String loneLow = "\uDC00";
+            String markFirst = "\uE000\\0 looks escaped but is not";
+            String emoji = "caf\u00e9 \uD83D\uDE00 \\ back\\slash \\u0000";
+            ToolCallRecord r = new ToolCallRecord(nul, loneHigh, markFirst, ToolStatus.FAILED, Reason.HANDLER_ERROR,
+                    emoji + nul, "{\"text\":\"" + nul + loneLow + "\"}", loneLow, false, markFirst + loneHigh + nul,
+                    TestRecords.T0, Duration.ofMillis(3));
+            store.append(r);
+
+            assertThat(store.recent(10)).containsExactly(r);
+            assertThat(store.byInvocation(loneHigh)).containsExactly(r);
+            assertThat(store.byToolAndStatus(markFirst, ToolStatus.FAILED)).containsExactly(r);
+            assertThat(store.byInvocation("x?y")).isEmpty();
+        }
+
+        @Test
+        void redactedArgumentsStayRedacted() {
+            JdbcToolCallStore store = open();
+            ToolCallStart mark = new ToolCallStart("c1", "inv", "login", "{\"redacted\":true}", TestRecords.SHA, true,
+                    TestRecords.T0);
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).arguments()).isEqualTo("{\"redacted\":true}");
+            assertThat(store.recent(1).get(0).argumentsRedacted()).isTrue();
+            store.complete(finished(mark, ToolStatus.OK, null));
+
+            ToolCallRecord back = store.recent(1).get(0);
+            assertThat(back.arguments()).isEqualTo("{\"redacted\":true}");
+            assertThat(back.argumentsRedacted()).isTrue();
+            assertThat(back.argumentsSha256()).isEqualTo(TestRecords.SHA);
+        }
+
+        @Test
+        void aMarkReadsBackAsInterruptedUntilCompletedAndKeepsItsPlaceInAppendOrder() {
+            JdbcToolCallStore store = open();
+            ToolCallStart mark = start("long", "inv", "run_command");
+            store.append(ok("before", "inv", "read_file"));
+            store.markStarted(mark);
+            store.append(ok("after", "inv", "read_file"));
+
+            assertThat(store.byInvocation("inv")).containsExactly(ok("before", "inv", "read_file"),
+                    ToolCallRecord.interrupted(mark), ok("after", "inv", "read_file"));
+            assertThat(store.byToolAndStatus("run_command", ToolStatus.INTERRUPTED))
+                    .containsExactly(ToolCallRecord.interrupted(mark));
+
+            ToolCallRecord done = finished(mark, ToolStatus.TIMEOUT, Reason.TIMEOUT);
+            store.complete(done);
+
+            assertThat(store.byInvocation("inv")).containsExactly(ok("before", "inv", "read_file"), done,
+                    ok("after", "inv", "read_file"));
+            assertThat(store.byToolAndStatus("run_command", ToolStatus.INTERRUPTED)).isEmpty();
+            assertThat(store.byToolAndStatus("run_command", ToolStatus.TIMEOUT)).containsExactly(done);
+        }
+
+        @Test
+        void readsFilterByInvocationAndByToolAndStatusInAppendOrder() {
+            JdbcToolCallStore store = open();
+            ToolCallRecord a = ok("a", "inv-1", "read_file");
+            ToolCallRecord b = refused("b", "inv-2", "read_file", Reason.PATH_ESCAPE);
+            ToolCallRecord c = ok("c", "inv-1", "list_dir");
+            ToolCallRecord d = refused("d", "inv-1", "read_file", Reason.PATH_ESCAPE);
+            ToolCallRecord e = ok("e", "inv-2", "read_file");
+            for (ToolCallRecord r : List.of(a, b, c, d, e)) {
+                store.append(r);
+            }
+
+            assertThat(store.byInvocation("inv-1")).containsExactly(a, c, d);
+            assertThat(store.byInvocation("inv-2")).containsExactly(b, e);
+            assertThat(store.byInvocation("inv-3")).isEmpty();
+            assertThat(store.byToolAndStatus("read_file", ToolStatus.REFUSED)).containsExactly(b, d);
+            assertThat(store.byToolAndStatus("read_file", ToolStatus.OK)).containsExactly(a, e);
+            assertThat(store.byToolAndStatus("list_dir", ToolStatus.FAILED)).isEmpty();
+        }
+
+        @Test
+        void recentReturnsTheNewestCallsOldestFirst() {
+            JdbcToolCallStore store = open();
+            List<ToolCallRecord> all = new ArrayList<>();
+            for (int i = 0; i < 7; i++) {
+                all.add(ok("c" + i, "inv", "t"));
+                store.append(all.get(i));
+            }
+
+            assertThat(store.recent(3)).containsExactlyElementsOf(all.subList(4, 7));
+            assertThat(store.recent(7)).containsExactlyElementsOf(all);
+            assertThat(store.recent(Integer.MAX_VALUE)).containsExactlyElementsOf(all);
+            assertThatThrownBy(() -> store.recent(0)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("limit must be positive, got 0");
+            assertThatThrownBy(() -> store.recent(-1)).isInstanceOf(IllegalArgumentException.class);
+        }
+
+        @Test
+        void completingACallThatWasNotMarkedThrowsAndChangesNothing() {
+            JdbcToolCallStore store = open();
+            store.append(ok("done", "inv", "t"));
+
+            assertThatThrownBy(() -> store.complete(ok("never-marked", "inv", "t")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("never-marked");
+            assertThatThrownBy(() -> store.complete(ok("done", "inv", "t")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("not marked as started");
+            ToolCallStart mark = start("m", "inv", "t");
+            store.markStarted(mark);
+            store.complete(finished(mark, ToolStatus.OK, null));
+            assertThatThrownBy(() -> store.complete(finished(mark, ToolStatus.FAILED, Reason.HANDLER_ERROR)))
+                    .isInstanceOf(IllegalStateException.class);
+
+            assertThat(store.recent(10)).containsExactly(ok("done", "inv", "t"), finished(mark, ToolStatus.OK, null));
+        }
+
+        @Test
+        void recordingACallIdTwiceThrowsAndKeepsTheFirst() {
+            JdbcToolCallStore store = open();
+            store.append(ok("same", "inv", "first"));
+
+            assertThatThrownBy(() -> store.append(ok("same", "inv", "second")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("already recorded");
+            assertThatThrownBy(() -> store.markStarted(start("same", "inv", "third")))
+                    .isInstanceOf(IllegalStateException.class);
+            store.append(ok("other", "inv", "fourth"));
+
+            assertThat(store.recent(10)).containsExactly(ok("same", "inv", "first"), ok("other", "inv", "fourth"));
+        }
+
+        @Test
+        void recordsSurviveReopeningAndTheSchemaIsCreatedOnce() throws SQLException {
+            JdbcToolCallStore first = open();
+            first.append(ok("a", "inv", "t"));
+            first.markStarted(start("b", "inv", "t"));
+            first.close();
+
+            JdbcToolCallStore second = open();
+            assertThat(second.recent(10)).containsExactly(ok("a", "inv", "t"), ToolCallRecord.interrupted(start("b", "inv", "t")));
+            second.complete(finished(start("b", "inv", "t"), ToolStatus.OK, null));
+            assertThat(second.recent(10)).containsExactly(ok("a", "inv", "t"), finished(start("b", "inv", "t"), ToolStatus.OK, null));
+
+            try (Connection c = database().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(1);
+                assertThat(rs.getString(2)).isNotBlank();
+                assertThat(rs.next()).as("one row per applied version").isFalse();
+            }
+        }
+
+        @Test
+        void aDatabaseWithANewerSchemaIsRefused() throws SQLException {
+            open().close();
+            try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("INSERT INTO toolyard_schema_version (version, description, applied_at_epoch_milli)"
+                        + " VALUES (2, 'from the future', 0)");
+            }
+
+            assertThatThrownBy(() -> open()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("schema version 2").hasMessageContaining("newer");
+        }
+
+        @Test
+        void sixteenThreadsAppendingFiveThousandCallsEachAreReadBackExactlyOnceEachInItsOwnOrder() throws Exception {
+            JdbcToolCallStore store = open();
+            int threads = 16;
+            int perThread = 5_000;
+            CountDownLatch go = new CountDownLatch(1);
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            List<Thread> appenders = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                Thread appender = new Thread(() -> {
+                    try {
+                        go.await();
+                        for (int i = 0; i < perThread; i++) {
+                            store.append(ok("t" + thread + "-" + i, "thread-" + thread, "tool_" + (i % 3)));
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                appender.start();
+                appenders.add(appender);
+            }
+            long begin = System.nanoTime();
+            go.countDown();
+            for (Thread appender : appenders) {
+                appender.join();
+            }
+            System.out.printf("%s: %,d appends from %d threads in %,d transactions (%.1f per commit), %.1f s%n",
+                    store, threads * perThread, threads, store.transactions(),
+                    (double) threads * perThread / store.transactions(), (System.nanoTime() - begin) / 1e9);
+
+            assertThat(failures).isEmpty();
+            List<ToolCallRecord> all = store.recent(Integer.MAX_VALUE);
+            assertThat(all).hasSize(threads * perThread);
+            assertThat(all.stream().map(ToolCallRecord::callId).collect(Collectors.toSet())).hasSize(threads * perThread);
+            for (int t = 0; t < threads; t++) {
+                List<String> ids = store.byInvocation("thread-" + t).stream().map(ToolCallRecord::callId).toList();
+                List<String> expected = new ArrayList<>();
+                for (int i = 0; i < perThread; i++) {
+                    expected.add("t" + t + "-" + i);
+                }
+                assertThat(ids).as("thread %d's calls, in its order", t).isEqualTo(expected);
+            }
+            assertThat(store.transactions()).as("appenders waiting together share a transaction")
+                    .isLessThan(threads * perThread);
+        }
+
+        @Test
+        void twoStoresOnOneDatabaseTakeTurnsAndKeepEveryCall() throws Exception {
+            List<JdbcToolCallStore> stores = List.of(open(), open());
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            List<Thread> appenders = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int thread = t;
+                JdbcToolCallStore store = stores.get(t % 2);
+                Thread appender = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 150; i++) {
+                            ToolCallStart mark = start("s" + thread + "-" + i, "thread-" + thread, "t");
+                            store.markStarted(mark);
+                            store.complete(finished(mark, ToolStatus.OK, null));
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                appender.start();
+                appenders.add(appender);
+            }
+            for (Thread appender : appenders) {
+                appender.join();
+            }
+
+            assertThat(failures).isEmpty();
+            for (int t = 0; t < 8; t++) {
+                assertThat(stores.get((t + 1) % 2).byInvocation("thread-" + t)).hasSize(150)
+                        .allSatisfy(r -> assertThat(r.status()).isEqualTo(ToolStatus.OK));
+            }
+        }
+
+        @Test
+        void everyCallThroughARealExecutorIsRecordedWithItsMarkCompleted(@TempDir Path workspace) {
+            JdbcToolCallStore store = open();
+            ToolExecutor executor = executor(store, new AtomicBoolean());
+            ToolContext context = ToolContext.of("inv-exec", SandboxPaths.of(workspace));
+
+            ToolResult ran = executor.execute(ToolCallRequest.of("touch", "{\"secret\":\"hunter2\"}"), context);
+            ToolResult unknown = executor.execute(ToolCallRequest.of("rm_rf", "{}"), context);
+            ToolResult invalid = executor.execute(ToolCallRequest.of("touch", "{\"secret\":"), context);
+
+            List<ToolCallRecord> records = store.byInvocation("inv-exec");
+            assertThat(records).extracting(ToolCallRecord::callId)
+                    .containsExactly(ran.callId(), unknown.callId(), invalid.callId());
+            assertThat(records).extracting(ToolCallRecord::status)
+                    .containsExactly(ToolStatus.OK, ToolStatus.REFUSED, ToolStatus.REFUSED);
+            assertThat(records).extracting(ToolCallRecord::reason)
+                    .containsExactly(null, Reason.UNKNOWN_TOOL, Reason.ARGS_INVALID);
+            assertThat(records.get(0).arguments()).isEqualTo("{\"redacted\":true}").doesNotContain("hunter2");
+            assertThat(records.get(0).argumentsRedacted()).isTrue();
+            assertThat(records.get(0).argumentsSha256()).hasSize(64);
+            assertThat(records.get(0).duration()).isEqualTo(ran.duration());
+        }
+
+        @Test
+        void aClosedStoreRefusesWritesAndReads() {
+            JdbcToolCallStore store = open();
+            store.close();
+            store.close();
+
+            assertThatThrownBy(() -> store.append(ok("late", "inv", "t"))).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed");
+            assertThatThrownBy(() -> store.recent(1)).isInstanceOf(IllegalStateException.class);
+        }
+
+        /** A failed mark: the executor throws and the handler never runs; a failed append: the executor throws. */
+        void assertStoreFailureStopsTheExecutor(JdbcToolCallStore store, Path workspace) {
+            AtomicBoolean handlerRan = new AtomicBoolean();
+            ToolExecutor executor = executor(store, handlerRan);
+            ToolContext context = ToolContext.of("inv-broken", SandboxPaths.of(workspace));
+
+            assertThatThrownBy(() -> executor.execute(ToolCallRequest.of("touch", "{}"), context))
+                    .isInstanceOf(StoreFailureException.class);
+            assertThat(handlerRan).as("the handler must not run when its mark could not be written").isFalse();
+            assertThatThrownBy(() -> executor.execute(ToolCallRequest.of("rm_rf", "{}"), context))
+                    .isInstanceOf(StoreFailureException.class);
+            assertThatThrownBy(() -> store.append(ok("direct", "inv", "t"))).isInstanceOf(StoreFailureException.class);
+        }
+    }
+
+    static ToolExecutor executor(JdbcToolCallStore store, AtomicBoolean handlerRan) {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(ToolSpec.builder("touch")
+                .description("Notes that it ran.")
+                .argsSchema("{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"}},"
+                        + "\"additionalProperties\":false}")
+                .riskClass(RiskClass.READ_ONLY)
+                .egress(EgressClass.NONE)
+                .redactArgs(true)
+                .build(), (args, ctx) -> {
+                    handlerRan.set(true);
+                    return ToolOutput.of("touched");
+                });
+        return ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("touch")).store(store).build();
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("gave up waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Nested
+    class OnSqlite extends Contract {
+        @TempDir
+        Path dir;
+        Path file;
+
+        @BeforeEach
+        void name() {
+            file = dir.resolve("records").resolve("calls.db");
+        }
+
+        @Override
+        DataSource database() {
+            org.sqlite.SQLiteDataSource ds = new org.sqlite.SQLiteDataSource();
+            ds.setUrl("jdbc:sqlite:" + file);
+            return ds;
+        }
+
+        @Override
+        JdbcToolCallStore open() {
+            return track(JdbcToolCallStore.sqlite(file));
+        }
+
+        Connection raw() throws SQLException {
+            return DriverManager.getConnection("jdbc:sqlite:" + file);
+        }
+
+        @Test
+        void theFileIsInWalModeAndItsDirectoryIsCreated() throws SQLException {
+            open();
+
+            assertThat(file).isRegularFile();
+            try (Connection c = raw(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("wal");
+            }
+        }
+
+        @Test
+        void aStoreOpenedThroughADataSourceOnSqliteWorksToo() throws IOException {
+            Files.createDirectories(file.getParent());
+            JdbcToolCallStore store = track(JdbcToolCallStore.of(database()));
+            store.append(ok("a", "inv", "t"));
+
+            assertThat(store.recent(1)).containsExactly(ok("a", "inv", "t"));
+            assertThat(store.toString()).contains("SQLite");
+        }
+
+        @Test
+        void aDirectoryOrAPathWithAQuestionMarkIsRefusedAsTheFile() {
+            assertThatThrownBy(() -> JdbcToolCallStore.sqlite(dir)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("directory");
+            assertThatThrownBy(() -> JdbcToolCallStore.sqlite(dir.resolve("a?mode=memory")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'?'");
+        }
+
+        @Test
+        void aStoreWhoseFileIsDeletedThrowsAndAFailedMarkStopsTheHandler() throws IOException {
+            JdbcToolCallStore store = open();
+            store.append(ok("before", "inv", "t"));
+            for (String suffix : List.of("", "-wal", "-shm")) {
+                Files.deleteIfExists(Path.of(file + suffix));
+            }
+
+            assertStoreFailureStopsTheExecutor(store, dir);
+            assertThat(file).as("a missing file is a failure, never a fresh empty database").doesNotExist();
+        }
+
+        @Test
+        void aStoreWhoseFileIsReplacedThrows() throws IOException {
+            JdbcToolCallStore store = open();
+            store.append(ok("before", "inv", "t"));
+            Path elsewhere = dir.resolve("copy.db");
+            Files.copy(file, elsewhere);
+            Files.move(elsewhere, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+
+            assertThatThrownBy(() -> store.append(ok("after", "inv", "t"))).isInstanceOf(StoreFailureException.class)
+                    .hasMessageContaining("replaced");
+        }
+
+        @Test
+        void aFailedBatchFailsEveryCallerInItAndLeavesNoRowOfIt() throws Exception {
+            JdbcToolCallStore store = open();
+            try (Connection locker = raw(); Statement s = locker.createStatement()) {
+                s.execute("CREATE TRIGGER poison BEFORE INSERT ON toolyard_call WHEN NEW.tool_name = 'poison'"
+                        + " BEGIN SELECT RAISE(ABORT, 'poisoned row'); END");
+                locker.setAutoCommit(false);
+                s.execute("DELETE FROM toolyard_schema_version WHERE version < 0"); // holds SQLite's write lock
+
+                Map<String, Throwable> outcomes = new ConcurrentHashMap<>();
+                List<Thread> callers = new ArrayList<>();
+                callers.add(append(store, ok("first", "inv", "t"), outcomes));
+                await("the writer to take the first call alone", () -> store.transactions() == 1);
+                for (String id : List.of("b1", "b2", "b3", "b4")) {
+                    callers.add(append(store, ok(id, "inv", "t"), outcomes));
+                }
+                callers.add(append(store, ok("b5", "inv", "poison"), outcomes));
+                await("five calls to queue behind the first", () -> store.queuedWrites() == 5);
+                locker.rollback(); // lets the writer go: the first batch commits, the second meets the poison
+                for (Thread caller : callers) {
+                    caller.join();
+                }
+
+                assertThat(outcomes.get("first")).isInstanceOf(Success.class);
+                for (String id : List.of("b1", "b2", "b3", "b4", "b5")) {
+                    assertThat(outcomes.get(id)).as(id).isInstanceOf(StoreFailureException.class)
+                            .hasMessageContaining("poisoned row");
+                }
+                assertThat(store.transactions()).isEqualTo(2);
+            }
+            assertThat(store.recent(10)).containsExactly(ok("first", "inv", "t"));
+            store.append(ok("later", "inv", "t"));
+            assertThat(store.recent(10)).extracting(ToolCallRecord::callId).containsExactly("first", "later");
+        }
+
+        @Test
+        void aChildJvmKilledWhileAppendingLosesNoAcknowledgedCallAndItsRunningCallReadsBackInterrupted()
+                throws Exception {
+            Files.createDirectories(file.getParent());
+            Path stderr = dir.resolve("child-stderr.txt");
+            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), AppendingChild.class.getName(), file.toString(), "8")
+                    .redirectError(stderr.toFile())
+                    .start();
+            Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+            AtomicBoolean blocking = new AtomicBoolean();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String line; (line = in.readLine()) != null; ) {
+                        if (line.equals("blocking")) {
+                            blocking.set(true);
+                        } else if (line.startsWith("ack ") && line.length() == 4 + 36) {
+                            acknowledged.add(line.substring(4)); // a line cut by the kill is shorter: ignored
+                        }
+                    }
+                } catch (IOException e) {
+                    // the pipe closes when the child dies
+                }
+            });
+            reader.start();
+            try {
+                await("the child to run its blocking call and acknowledge 2,000 calls (stderr: " + stderr + ")",
+                        () -> !child.isAlive() || (blocking.get() && acknowledged.size() >= 2_000));
+                assertThat(child.isAlive()).as("the child is still running; see " + stderr).isTrue();
+            } finally {
+                child.destroyForcibly(); // SIGKILL, mid-append
+                child.waitFor(60, TimeUnit.SECONDS);
+                reader.join(60_000);
+            }
+            Set<String> acked = new HashSet<>(acknowledged);
+
+            try (Connection c = raw(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("PRAGMA integrity_check")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("ok");
+            }
+            JdbcToolCallStore store = open();
+            Map<String, ToolCallRecord> byId = store.recent(Integer.MAX_VALUE).stream()
+                    .collect(Collectors.toMap(ToolCallRecord::callId, r -> r));
+            assertThat(byId.keySet()).as("every call acknowledged before the kill").containsAll(acked);
+            for (String id : acked) {
+                assertThat(byId.get(id).status()).isIn(ToolStatus.OK, ToolStatus.REFUSED);
+            }
+            List<ToolCallRecord> running = store.byInvocation(AppendingChild.BLOCKER_INVOCATION);
+            assertThat(running).hasSize(1);
+            assertThat(running.get(0).status()).isEqualTo(ToolStatus.INTERRUPTED);
+            assertThat(running.get(0).toolName()).isEqualTo("hold");
+            assertThat(store.byToolAndStatus("hold", ToolStatus.INTERRUPTED)).containsExactlyElementsOf(running);
+        }
+    }
+
+    /** Marks, in a map of outcomes, a call that returned normally. */
+    static final class Success extends Throwable {
+        private static final long serialVersionUID = 1L;
+    }
+
+    static Thread append(JdbcToolCallStore store, ToolCallRecord record, Map<String, Throwable> outcomes) {
+        Thread t = new Thread(() -> {
+            try {
+                store.append(record);
+                outcomes.put(record.callId(), new Success());
+            } catch (Throwable e) {
+                outcomes.put(record.callId(), e);
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    @Nested
+    class OnPostgresql extends Contract {
+        PostgresTestDatabase postgres;
+
+        @BeforeEach
+        void connect() {
+            postgres = PostgresTestDatabase.require();
+        }
+
+        @AfterEach
+        void dropSchema() throws SQLException {
+            closeStores();
+            if (postgres != null) {
+                postgres.close();
+            }
+        }
+
+        @Override
+        DataSource database() {
+            return postgres.dataSource();
+        }
+
+        @Test
+        void theStandardSqlFallbackWorksTooButADuplicateFailsItsWholeBatch() {
+            JdbcToolCallStore store = track(JdbcToolCallStore.of(database(), Dialect.STANDARD));
+            ToolCallStart mark = start("m", "inv", "run_command");
+            store.append(ok("a", "inv", "t"));
+            store.markStarted(mark);
+            assertThat(store.byToolAndStatus("run_command", ToolStatus.INTERRUPTED))
+                    .containsExactly(ToolCallRecord.interrupted(mark));
+            store.complete(finished(mark, ToolStatus.OK, null));
+
+            assertThatThrownBy(() -> store.append(ok("a", "inv", "again"))).isInstanceOf(StoreFailureException.class);
+            assertThat(store.recent(10)).containsExactly(ok("a", "inv", "t"), finished(mark, ToolStatus.OK, null));
+        }
+
+        @Test
+        void aStoreWhoseDatabaseIsDroppedThrowsAndAFailedMarkStopsTheHandler(@TempDir Path workspace)
+                throws SQLException {
+            String name = "toolyard_gone_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+            try (Connection admin = postgres.admin(); Statement s = admin.createStatement()) {
+                s.execute("CREATE DATABASE " + name);
+            }
+            JdbcToolCallStore store = track(JdbcToolCallStore.of(postgres.dataSource(name)));
+            store.append(ok("before", "inv", "t"));
+            assertThat(store.recent(1)).hasSize(1);
+            try (Connection admin = postgres.admin(); Statement s = admin.createStatement()) {
+                s.execute("DROP DATABASE " + name + " WITH (FORCE)");
+            }
+
+            assertStoreFailureStopsTheExecutor(store, workspace);
+            assertThatThrownBy(() -> store.recent(1)).isInstanceOf(StoreFailureException.class);
+        }
+    }
+}
