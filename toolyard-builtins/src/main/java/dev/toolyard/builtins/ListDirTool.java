@@ -139,7 +139,8 @@ final class ListDirTool implements ToolHandler {
         } else if (a.isDirectory()) {
             out.append("dir\t").append(printable).append('/');
         } else if (a.isRegularFile()) {
-            out.append("file\t").append(printable).append('\t').append(a.size()).append(" bytes");
+            out.append("file\t").append(printable).append('\t').append(a.size())
+                    .append(a.size() == 1 ? " byte" : " bytes");
         } else {
             out.append("other\t").append(printable);
         }

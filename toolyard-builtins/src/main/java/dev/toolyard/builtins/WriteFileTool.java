@@ -132,12 +132,29 @@ final class WriteFileTool implements ToolHandler {
         return ToolOutput.of(summary, summary);
     }
 
+    /** Creates the temporary file; a problem is told about the directory, never the temporary name. */
+    private static FileChannel createTemporary(ContainedDirectory dir, String temporary)
+            throws FileProblem, IOException {
+        try {
+            return dir.openFile(temporary, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+        } catch (FileProblem p) {
+            if (p.reason() == Reason.FILE_NOT_FOUND) {
+                throw new FileProblem(Reason.FILE_NOT_FOUND, "the directory " + dir.display()
+                        + " was removed while the file was being written; nothing was written");
+            }
+            if (p.reason() == Reason.PERMISSION_DENIED) {
+                throw new FileProblem(Reason.PERMISSION_DENIED, "the operating system refused to create a file in "
+                        + dir.display());
+            }
+            throw p;
+        }
+    }
+
     private static void replace(ContainedDirectory dir, String name, ByteBuffer bytes,
             Optional<Set<PosixFilePermission>> permissions) throws FileProblem, IOException {
         String temporary = ContainedDirectory.temporaryName();
         try {
-            try (FileChannel channel = dir.openFile(temporary,
-                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE))) {
+            try (FileChannel channel = createTemporary(dir, temporary)) {
                 while (bytes.hasRemaining()) {
                     channel.write(bytes);
                 }

@@ -35,7 +35,10 @@ final class ChildJvm {
     record Outcome(String status, String reason, String detail, String content, String recordStatus,
             String recordReason) {}
 
-    /** One call to make: tool name and arguments as JSON. */
+    /**
+     * One call to make: tool name and arguments as JSON, or {@code @file} naming a file that holds
+     * them (a command-line argument is limited to 128 KiB).
+     */
     record Call(String tool, String argumentsJson) {}
 
     private ChildJvm() {}
@@ -94,7 +97,7 @@ final class ChildJvm {
     public static final class Main {
         private Main() {}
 
-        public static void main(String[] args) {
+        public static void main(String[] args) throws java.io.IOException {
             ToolRegistry registry = new ToolRegistry();
             registry.register(BuiltinTools.readFile());
             registry.register(BuiltinTools.writeFile(Long.parseLong(args[1])));
@@ -107,7 +110,10 @@ final class ChildJvm {
             ToolContext context = ToolContext.of("inv-child", SandboxPaths.of(Path.of(args[0])));
             StringBuilder out = new StringBuilder();
             for (int i = 2; i + 1 < args.length; i += 2) {
-                ToolResult r = executor.execute(ToolCallRequest.of(args[i], args[i + 1]), context);
+                String arguments = args[i + 1].startsWith("@")
+                        ? java.nio.file.Files.readString(Path.of(args[i + 1].substring(1)))
+                        : args[i + 1];
+                ToolResult r = executor.execute(ToolCallRequest.of(args[i], arguments), context);
                 List<ToolCallRecord> records = store.records();
                 ToolCallRecord record = records.get(records.size() - 1);
                 ObjectNode line = JSON.createObjectNode();

@@ -19,13 +19,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * What some tests need from the host (mkfifo, chattr, setpriv, prlimit) and how they skip without it:
  * loudly, with the missing thing named, and never in CI ({@code CI=true}), where a skip is a failure
- * because {@code .ci/setup-builtins-files.sh} installs all of it.
+ * because {@code .ci/setup-builtins-files.sh} installs all of it. Public for the tests of the
+ * internal package.
  */
-final class HostTools {
+public final class HostTools {
     private HostTools() {}
 
     /** Skips the test, or fails it in CI, unless {@code condition}. */
-    static void require(boolean condition, String missing) {
+    public static void require(boolean condition, String missing) {
         if (!condition && "true".equals(System.getenv("CI"))) {
             fail(missing + " (CI=true, so this test must run; see .ci/setup-builtins-files.sh)");
         }
@@ -33,7 +34,7 @@ final class HostTools {
     }
 
     /** @return the executable's path, if it is on the PATH */
-    static Optional<Path> which(String name) {
+    public static Optional<Path> which(String name) {
         String path = System.getenv("PATH");
         for (String dir : (path == null ? "/usr/sbin:/usr/bin:/sbin:/bin" : path).split(File.pathSeparator)) {
             Path candidate = Path.of(dir, name);
@@ -45,8 +46,10 @@ final class HostTools {
     }
 
     /** Runs a command to completion; @return its exit code */
-    static int run(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    public static int run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IOException("timed out: " + command);
@@ -55,7 +58,7 @@ final class HostTools {
     }
 
     /** Creates a FIFO, or skips loudly when mkfifo is missing. */
-    static Path mkfifo(Path fifo) throws IOException, InterruptedException {
+    public static Path mkfifo(Path fifo) throws IOException, InterruptedException {
         Optional<Path> mkfifo = which("mkfifo");
         require(mkfifo.isPresent(), "mkfifo (coreutils) is not installed");
         List<String> cmd = new ArrayList<>(List.of(mkfifo.get().toString(), fifo.toString()));
@@ -69,10 +72,11 @@ final class HostTools {
      * Whether this process ignores file modes (root with CAP_DAC_OVERRIDE, as on these machines): a
      * mode-000 file is opened anyway.
      */
-    static boolean bypassesFileModes(Path scratch) throws IOException {
+    public static boolean bypassesFileModes(Path scratch) throws IOException {
         Path probe = Files.createTempFile(scratch, "mode-probe", ".txt");
         Files.setPosixFilePermissions(probe, PosixFilePermissions.fromString("---------"));
-        try (FileChannel c = FileChannel.open(probe, StandardOpenOption.READ)) {
+        try {
+            FileChannel.open(probe, StandardOpenOption.READ).close();
             return true;
         } catch (AccessDeniedException e) {
             return false;
@@ -86,7 +90,7 @@ final class HostTools {
      * already does; otherwise setpriv dropping CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the
      * bounding set, so the child runs as root without the power to ignore modes.
      */
-    static List<String> honouringFileModes(Path scratch) throws IOException {
+    public static List<String> honouringFileModes(Path scratch) throws IOException {
         if (!bypassesFileModes(scratch)) {
             return List.of();
         }
@@ -100,7 +104,7 @@ final class HostTools {
      * Sets or clears the immutable attribute, which even root cannot write through; skips loudly when
      * chattr is missing or the file system or this process cannot set it.
      */
-    static void immutable(Path path, boolean on) throws IOException, InterruptedException {
+    public static void immutable(Path path, boolean on) throws IOException, InterruptedException {
         Optional<Path> chattr = which("chattr");
         require(chattr.isPresent(), "chattr (e2fsprogs) is not installed");
         int exit = run(List.of(chattr.get().toString(), on ? "+i" : "-i", path.toString()));

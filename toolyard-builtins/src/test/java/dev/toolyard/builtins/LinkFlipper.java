@@ -1,8 +1,8 @@
 package dev.toolyard.builtins;
 
 import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,7 +46,7 @@ final class LinkFlipper implements AutoCloseable {
             try {
                 while (!stop.get()) {
                     if (atomic) {
-                        Files.copy(path, parked, StandardCopyOption.REPLACE_EXISTING, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                        Files.copy(path, parked, StandardCopyOption.REPLACE_EXISTING, LinkOption.NOFOLLOW_LINKS);
                         Files.deleteIfExists(staging);
                         Files.createSymbolicLink(staging, outside);
                         Files.move(staging, path, StandardCopyOption.ATOMIC_MOVE);
@@ -74,8 +74,8 @@ final class LinkFlipper implements AutoCloseable {
             try {
                 Files.createSymbolicLink(path, outside);
                 return;
-            } catch (FileAlreadyExistsException e) {
-                moveStrayAside();
+            } catch (IOException e) {
+                moveStrayAside(e);
             }
         }
     }
@@ -85,13 +85,17 @@ final class LinkFlipper implements AutoCloseable {
             try {
                 Files.move(parked, path);
                 return;
-            } catch (FileAlreadyExistsException e) {
-                moveStrayAside();
+            } catch (IOException e) {
+                moveStrayAside(e);
             }
         }
     }
 
-    private void moveStrayAside() throws IOException {
+    /** Something a tool created took the path while it was missing: move it aside, or rethrow. */
+    private void moveStrayAside(IOException cause) throws IOException {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw cause;
+        }
         Files.move(path, path.resolveSibling(path.getFileName() + "-stray-" + (++strays)));
     }
 
@@ -101,16 +105,21 @@ final class LinkFlipper implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         stop.set(true);
-        thread.join();
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the flipper", e);
+        }
         if (failure.get() != null) {
-            throw failure.get();
+            throw new IllegalStateException("the flipper failed", failure.get());
         }
         if (Files.isSymbolicLink(path)) {
             Files.delete(path);
         }
-        if (Files.exists(parked, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(parked, LinkOption.NOFOLLOW_LINKS)) {
             Files.move(parked, path, StandardCopyOption.REPLACE_EXISTING);
         }
     }

@@ -210,8 +210,8 @@ class ReadFileToolTest {
 
     @Test
     void argumentsOutsideTheClosedSchemaAreArgsInvalid() {
-        for (Map<String, ?> args : List.<Map<String, ?>>of(Map.of(), Map.of("path", "a.txt", "encoding", "latin1"), Map.of("path", 7),
-                Map.of("path", ""))) {
+        for (Map<String, ?> args : List.<Map<String, ?>>of(Map.of(), Map.of("path", "a.txt", "encoding", "latin1"),
+                Map.of("path", 7), Map.of("path", ""))) {
             assertProblem(ws.call("read_file", args), ToolStatus.REFUSED, Reason.ARGS_INVALID);
         }
     }
@@ -290,7 +290,8 @@ class ReadFileToolTest {
                 if (r.isOk()) {
                     assertThat(r.content()).isEqualTo("inside");
                 } else {
-                    assertThat(r.reason().orElseThrow()).as(r.reasonDetail()).isIn(Reason.PATH_ESCAPE, Reason.FILE_NOT_FOUND);
+                    assertThat(r.reason().orElseThrow()).as(r.reasonDetail())
+                            .isIn(Reason.PATH_ESCAPE, Reason.FILE_NOT_FOUND);
                 }
             }
             assertThat(flipper.flips()).isPositive();

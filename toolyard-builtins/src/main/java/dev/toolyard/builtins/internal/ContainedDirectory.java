@@ -54,6 +54,8 @@ public final class ContainedDirectory implements Closeable {
     /** Prefix of the temporary names this class creates, so that a listing can tell them apart. */
     public static final String TEMPORARY_PREFIX = ".toolyard-";
 
+    private static final int CREATE_ATTEMPTS = 8;
+
     private final SecureDirectoryStream<Path> stream;
     private final Path path;
     private final List<String> names;
@@ -82,7 +84,8 @@ public final class ContainedDirectory implements Closeable {
             throw new FileProblem(Reason.FILE_NOT_FOUND, "the workspace root does not exist or is not a directory");
         } catch (IOException e) {
             if (FileProblem.deniedByTheSystem(e)) {
-                throw new FileProblem(Reason.PERMISSION_DENIED, "the operating system refused access to the workspace root");
+                throw new FileProblem(Reason.PERMISSION_DENIED,
+                        "the operating system refused access to the workspace root");
             }
             throw e;
         }
@@ -206,7 +209,8 @@ public final class ContainedDirectory implements Closeable {
         return walk(path, Objects.requireNonNull(root, "root"));
     }
 
-    private ContainedDirectory walk(List<String> path, ContainedDirectory creatingWith) throws FileProblem, IOException {
+    private ContainedDirectory walk(List<String> path, ContainedDirectory creatingWith)
+            throws FileProblem, IOException {
         ContainedDirectory current = reopen();
         try {
             for (String name : path) {
@@ -233,7 +237,8 @@ public final class ContainedDirectory implements Closeable {
      * Creates a subdirectory without ever naming it by a path below the root: the new directory is
      * made under a random name directly in the root (the only full path used), then renamed into this
      * directory relative to both open directories. If something else appears under the name
-     * meanwhile, that is left for {@link #openDirectory(String)} to judge.
+     * meanwhile, that is left for {@link #openDirectory(String)} to judge; if the name keeps changing,
+     * it tries a few times before giving up.
      *
      * @param name a plain name in this directory
      * @param root the open root of this directory's workspace, on the same file system; never {@code null}
@@ -245,24 +250,31 @@ public final class ContainedDirectory implements Closeable {
         if (!root.names.isEmpty()) {
             throw new IllegalArgumentException("root must be the open root, not " + root.display());
         }
-        String temporary = temporaryName();
-        try {
-            Files.createDirectory(root.path.resolve(temporary));
-        } catch (IOException e) {
-            throw FileProblem.translate(e, display(name));
-        }
-        try {
-            root.stream.move(Path.of(temporary), stream, Path.of(name));
-        } catch (IOException e) {
+        for (int attempt = 1; ; attempt++) {
+            String temporary = temporaryName();
             try {
-                root.stream.deleteDirectory(Path.of(temporary));
-            } catch (IOException cleanup) {
-                e.addSuppressed(cleanup);
+                Files.createDirectory(root.path.resolve(temporary));
+            } catch (IOException e) {
+                throw FileProblem.translate(e, display(name));
             }
-            if (attributes(name).isPresent()) {
-                return; // made by someone else meanwhile; openDirectory judges what it is
+            try {
+                root.stream.move(Path.of(temporary), stream, Path.of(name));
+                return;
+            } catch (IOException e) {
+                try {
+                    root.stream.deleteDirectory(Path.of(temporary));
+                } catch (IOException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                if (attributes(name).isPresent()) {
+                    return; // something took the name meanwhile; openDirectory judges what it is
+                }
+                // Taken when renamed, free again now: the name is being changed under us. Try again a few times.
+                if (attempt == CREATE_ATTEMPTS || e instanceof NoSuchFileException
+                        || FileProblem.deniedByTheSystem(e)) {
+                    throw FileProblem.translate(e, display(name));
+                }
             }
-            throw FileProblem.translate(e, display(name));
         }
     }
 

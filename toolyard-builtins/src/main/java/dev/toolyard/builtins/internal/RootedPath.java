@@ -17,7 +17,10 @@ import java.util.Objects;
  * @param names the names below the root, in order; empty for the root itself; unmodifiable
  */
 public record RootedPath(Path root, List<String> names) {
-    /** @throws NullPointerException if an argument is {@code null}; IllegalArgumentException if a name is not a plain name */
+    /**
+     * @throws NullPointerException if an argument is {@code null}
+     * @throws IllegalArgumentException if a name is not a plain name
+     */
     public RootedPath {
         Objects.requireNonNull(root, "root");
         names = List.copyOf(names);
