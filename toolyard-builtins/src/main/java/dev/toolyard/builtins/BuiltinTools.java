@@ -39,7 +39,7 @@ public final class BuiltinTools {
     /**
      * {@code read_file} with the default cap of 1 MiB.
      *
-     * @return the tool; the same instance on every call
+     * @return the tool, never {@code null}; the same instance on every call
      * @see #readFile(long)
      */
     public static Tool readFile() {
@@ -53,7 +53,7 @@ public final class BuiltinTools {
      * Risk {@code READ_ONLY}, egress {@code NONE}.
      *
      * @param maxBytes the largest file read, in bytes; a larger one is refused whole
-     * @return the tool
+     * @return a new tool; never {@code null}
      * @throws IllegalArgumentException if {@code maxBytes} is below 1,024 or above 1 GiB
      */
     public static Tool readFile(long maxBytes) {
@@ -63,7 +63,7 @@ public final class BuiltinTools {
     /**
      * {@code write_file} with the default cap of 1 MiB.
      *
-     * @return the tool; the same instance on every call
+     * @return the tool, never {@code null}; the same instance on every call
      * @see #writeFile(long)
      */
     public static Tool writeFile() {
@@ -78,7 +78,7 @@ public final class BuiltinTools {
      * {@code WRITE}, egress {@code NONE}.
      *
      * @param maxBytes the largest content written, in UTF-8 bytes; larger content is refused whole
-     * @return the tool
+     * @return a new tool; never {@code null}
      * @throws IllegalArgumentException if {@code maxBytes} is below 1,024 or above 1 GiB
      */
     public static Tool writeFile(long maxBytes) {
@@ -88,7 +88,7 @@ public final class BuiltinTools {
     /**
      * {@code list_dir} with the default cap of 1,000 entries.
      *
-     * @return the tool; the same instance on every call
+     * @return the tool, never {@code null}; the same instance on every call
      * @see #listDir(int)
      */
     public static Tool listDir() {
@@ -103,7 +103,7 @@ public final class BuiltinTools {
      * {@code permission_denied}. Risk {@code READ_ONLY}, egress {@code NONE}.
      *
      * @param maxEntries the most entries shown; the rest are counted in a last "omitted" line
-     * @return the tool
+     * @return a new tool; never {@code null}
      * @throws IllegalArgumentException if {@code maxEntries} is not positive
      */
     public static Tool listDir(int maxEntries) {
