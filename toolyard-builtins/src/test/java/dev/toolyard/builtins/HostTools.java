@@ -97,7 +97,8 @@ public final class HostTools {
         Optional<Path> setpriv = which("setpriv");
         require(setpriv.isPresent(), "setpriv (util-linux) is not installed; this process ignores file modes"
                 + " (root), so the permission tests need it to run a child without CAP_DAC_OVERRIDE");
-        List<String> prefix = List.of(setpriv.get().toString(), "--bounding-set", "-dac_override,-dac_read_search", "--");
+        List<String> prefix = List.of(setpriv.get().toString(),
+                "--bounding-set", "-dac_override,-dac_read_search", "--");
         List<String> probe = new ArrayList<>(prefix);
         probe.add(which("true").orElse(Path.of("/bin/true")).toString());
         try {
