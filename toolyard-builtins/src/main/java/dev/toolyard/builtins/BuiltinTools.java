@@ -1,0 +1,123 @@
+package dev.toolyard.builtins;
+
+import dev.toolyard.Tool;
+
+/**
+ * The built-in tools, each a spec and its handler for {@link dev.toolyard.ToolRegistry#register(Tool)}.
+ * Register only the ones an application means to offer:
+ *
+ * <pre>{@code
+ * registry.register(BuiltinTools.readFile());
+ * registry.register(BuiltinTools.writeFile());
+ * registry.register(BuiltinTools.listDir());
+ * }</pre>
+ *
+ * <p>Every schema is closed. Path arguments are declared as such, so the executor resolves and
+ * contains them before a handler runs; the handlers then walk the resolved path from its root without
+ * following a symbolic link, so a link swapped in after the check is refused rather than followed.
+ * A factory without arguments returns the same {@link Tool} each time, so registering it twice is a
+ * no-op. Thread-safe; the tools are stateless and immutable.
+ */
+public final class BuiltinTools {
+    /** Default cap of {@code read_file}: 1 MiB. A larger file is refused whole ({@code too_large}). */
+    public static final long DEFAULT_READ_FILE_MAX_BYTES = ReadFileTool.DEFAULT_MAX_BYTES;
+    /** Default cap of {@code write_file} on the content, in UTF-8 bytes: 1 MiB. */
+    public static final long DEFAULT_WRITE_FILE_MAX_BYTES = WriteFileTool.DEFAULT_MAX_BYTES;
+    /** Smallest byte cap {@code read_file} and {@code write_file} accept: 1 KiB. */
+    public static final long MIN_FILE_MAX_BYTES = 1024;
+    /** Largest byte cap {@code read_file} and {@code write_file} accept: 1 GiB (files are held in memory). */
+    public static final long MAX_FILE_MAX_BYTES = 1L << 30;
+    /** Default cap of {@code list_dir}: 1,000 entries shown; the rest are counted in an "omitted" line. */
+    public static final int DEFAULT_LIST_DIR_MAX_ENTRIES = ListDirTool.DEFAULT_MAX_ENTRIES;
+
+    private static final Tool READ_FILE = ReadFileTool.create(DEFAULT_READ_FILE_MAX_BYTES);
+    private static final Tool WRITE_FILE = WriteFileTool.create(DEFAULT_WRITE_FILE_MAX_BYTES);
+    private static final Tool LIST_DIR = ListDirTool.create(DEFAULT_LIST_DIR_MAX_ENTRIES);
+
+    private BuiltinTools() {}
+
+    /**
+     * {@code read_file} with the default cap of 1 MiB.
+     *
+     * @return the tool, never {@code null}; the same instance on every call
+     * @see #readFile(long)
+     */
+    public static Tool readFile() {
+        return READ_FILE;
+    }
+
+    /**
+     * {@code read_file}: returns the text of one UTF-8 file inside a read root or the write root.
+     * Arguments {@code {"path": string}}. Reasons: {@code path_escape}, {@code file_not_found},
+     * {@code not_a_regular_file}, {@code permission_denied}, {@code not_utf8}, {@code too_large}.
+     * Risk {@code READ_ONLY}, egress {@code NONE}.
+     *
+     * @param maxBytes the largest file read, in bytes; a larger one is refused whole
+     * @return a new tool; never {@code null}
+     * @throws IllegalArgumentException if {@code maxBytes} is below 1,024 or above 1 GiB
+     */
+    public static Tool readFile(long maxBytes) {
+        return ReadFileTool.create(checkBytes(maxBytes));
+    }
+
+    /**
+     * {@code write_file} with the default cap of 1 MiB.
+     *
+     * @return the tool, never {@code null}; the same instance on every call
+     * @see #writeFile(long)
+     */
+    public static Tool writeFile() {
+        return WRITE_FILE;
+    }
+
+    /**
+     * {@code write_file}: writes one text file inside the write root, whole and atomically, creating
+     * missing parent directories inside the root. Arguments {@code {"path": string, "content":
+     * string}}. Reasons: {@code path_escape}, {@code args_invalid}, {@code too_large},
+     * {@code file_not_found}, {@code not_a_regular_file}, {@code permission_denied}. Risk
+     * {@code WRITE}, egress {@code NONE}.
+     *
+     * @param maxBytes the largest content written, in UTF-8 bytes; larger content is refused whole
+     * @return a new tool; never {@code null}
+     * @throws IllegalArgumentException if {@code maxBytes} is below 1,024 or above 1 GiB
+     */
+    public static Tool writeFile(long maxBytes) {
+        return WriteFileTool.create(checkBytes(maxBytes));
+    }
+
+    /**
+     * {@code list_dir} with the default cap of 1,000 entries.
+     *
+     * @return the tool, never {@code null}; the same instance on every call
+     * @see #listDir(int)
+     */
+    public static Tool listDir() {
+        return LIST_DIR;
+    }
+
+    /**
+     * {@code list_dir}: lists one directory inside a read root or the write root, sorted by name, each
+     * entry marked {@code file}, {@code dir}, {@code link} or {@code other}; links are listed, never
+     * followed. Arguments {@code {"path": string}}. Reasons: {@code path_escape},
+     * {@code file_not_found}, {@code not_a_regular_file} (here: not a directory),
+     * {@code permission_denied}. Risk {@code READ_ONLY}, egress {@code NONE}.
+     *
+     * @param maxEntries the most entries shown; the rest are counted in a last "omitted" line
+     * @return a new tool; never {@code null}
+     * @throws IllegalArgumentException if {@code maxEntries} is not positive
+     */
+    public static Tool listDir(int maxEntries) {
+        if (maxEntries < 1) {
+            throw new IllegalArgumentException("maxEntries must be at least 1, got " + maxEntries);
+        }
+        return ListDirTool.create(maxEntries);
+    }
+
+    private static long checkBytes(long maxBytes) {
+        if (maxBytes < MIN_FILE_MAX_BYTES || maxBytes > MAX_FILE_MAX_BYTES) {
+            throw new IllegalArgumentException("maxBytes must be between " + MIN_FILE_MAX_BYTES + " and "
+                    + MAX_FILE_MAX_BYTES + ", got " + maxBytes);
+        }
+        return maxBytes;
+    }
+}
