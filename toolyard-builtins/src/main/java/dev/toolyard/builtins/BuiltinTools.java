@@ -1,6 +1,8 @@
 package dev.toolyard.builtins;
 
+import dev.toolyard.Sandbox;
 import dev.toolyard.Tool;
+import java.util.Map;
 
 /**
  * The built-in tools, each a spec and its handler for {@link dev.toolyard.ToolRegistry#register(Tool)}.
@@ -111,6 +113,32 @@ public final class BuiltinTools {
             throw new IllegalArgumentException("maxEntries must be at least 1, got " + maxEntries);
         }
         return ListDirTool.create(maxEntries);
+    }
+
+    /**
+     * {@code run_command}: one command as an argv list, run through the sandbox's isolation tier in the
+     * write root, with the environment {@code PATH=/usr/local/bin:/usr/bin:/bin} and nothing else. It
+     * declares {@code requiresIsolation}, so the executor refuses it on a host with no tier. Pass the
+     * executor's own sandbox.
+     *
+     * @param sandbox the sandbox the executor was built with; never {@code null}
+     * @return the tool
+     */
+    public static Tool runCommand(Sandbox sandbox) {
+        return RunCommandTool.create(sandbox, RunCommandTool.DEFAULT_ENV);
+    }
+
+    /**
+     * {@code run_command} with an explicit environment instead of the default {@code PATH}.
+     *
+     * @param sandbox the sandbox the executor was built with; never {@code null}
+     * @param environment the whole environment the command sees (an allowlist; the parent's is never
+     *     inherited); never {@code null}
+     * @return the tool
+     * @throws IllegalArgumentException if a name is empty or holds {@code =} or NUL, or a value holds NUL
+     */
+    public static Tool runCommand(Sandbox sandbox, Map<String, String> environment) {
+        return RunCommandTool.create(sandbox, environment);
     }
 
     private static long checkBytes(long maxBytes) {
