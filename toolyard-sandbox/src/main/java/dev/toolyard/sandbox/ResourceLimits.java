@@ -12,7 +12,7 @@ import java.util.Objects;
  *       and on the container rung also the whole container's memory (a memory cgroup).</li>
  *   <li>{@code fileSizeBytes}: the largest file a process may write.</li>
  *   <li>{@code processCount}: processes and threads the command may have at once, itself included.
- *       The sandbox's own helper processes (bubblewrap's two) are added on top.</li>
+ *       The sandbox's own helper process (bubblewrap's monitor) is added on top.</li>
  * </ul>
  *
  * A rung that cannot enforce one of them names it in {@link IsolationReport#limitsUnenforced()}.

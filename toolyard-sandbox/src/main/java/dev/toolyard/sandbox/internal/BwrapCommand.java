@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The command line of a run on the bubblewrap rung. Every flag is there because a root-run sandbox
@@ -15,6 +14,9 @@ import java.util.TreeMap;
  * <ul>
  *   <li>all namespaces unshared (user, pid, net, ipc, uts, cgroup), user namespaces disabled inside,
  *       every capability dropped, a new session (no terminal injection), killed with its parent;</li>
+ *   <li>the command is the pid namespace's init ({@code --as-pid-1}), as in a container: bubblewrap
+ *       then waits for it itself, whereas its own init would be left, when bubblewrap exits first, to
+ *       the host's init to reap (a zombie still charged to the run's cgroup);</li>
  *   <li>{@code /usr} read-only, {@code /bin}, {@code /lib}... as links into it (or read-only binds
  *       where the host has directories), a named list of {@code /etc} entries read-only;</li>
  *   <li>a private {@code /proc} with {@code /proc/sys} and the other kernel interfaces bound
@@ -22,8 +24,9 @@ import java.util.TreeMap;
  *       files masked; a private {@code /dev}; a private {@code /tmp}, mounted <em>before</em> the
  *       roots so a root under {@code /tmp} is not hidden by it;</li>
  *   <li>the write root read-write and the read roots read-only, at their own paths, the write root
- *       as the working directory; the environment cleared, then the allowlist set;</li>
- *   <li>{@code /} remounted read-only last; the limits applied inside by {@code prlimit}.</li>
+ *       as the working directory; bubblewrap's environment cleared;</li>
+ *   <li>{@code /} remounted read-only last; inside, {@code env -i} sets exactly the allowlisted
+ *       environment and {@code prlimit} applies the limits.</li>
  * </ul>
  *
  * With a pids cgroup, {@code cgexec} places bubblewrap in it before it starts. Stateless.
@@ -31,8 +34,11 @@ import java.util.TreeMap;
 public final class BwrapCommand {
     private BwrapCommand() {}
 
-    /** The tools a bubblewrap run uses, all absolute host paths. {@code cgexec} only with a cgroup. */
-    public record Tools(Path bwrap, Path prlimit, Optional<Path> cgexec) {}
+    /**
+     * The tools a bubblewrap run uses, all absolute host paths; {@code env} and {@code prlimit} run
+     * inside, from the bound {@code /usr}. {@code cgexec} only with a cgroup.
+     */
+    public record Tools(Path bwrap, Path env, Path prlimit, Optional<Path> cgexec) {}
 
     /**
      * @param cgroup the pids cgroup to start in, as {@code cgexec -g} takes it; empty for none
@@ -55,6 +61,7 @@ public final class BwrapCommand {
         a.add("ALL");
         a.add("--die-with-parent");
         a.add("--new-session");
+        a.add("--as-pid-1");
         bind(a, "--ro-bind", layout.usr());
         for (HostLayout.TopLevel t : layout.topLevel()) {
             if (t.linkTarget().isPresent()) {
@@ -89,15 +96,10 @@ public final class BwrapCommand {
         a.add("--chdir");
         a.add(binds.writeRoot().toString());
         a.add("--clearenv");
-        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-            a.add("--setenv");
-            a.add(e.getKey());
-            a.add(e.getValue());
-        }
         a.add("--remount-ro");
         a.add("/");
         a.add("--");
-        a.addAll(Limits.prlimit(tools.prlimit(), limits, nproc));
+        a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, nproc));
         a.addAll(command);
         return a;
     }

@@ -16,8 +16,8 @@ import java.util.Set;
  * limit is reported unenforced. Immutable. Thread-safe.
  */
 public final class BwrapRung implements Rung {
-    /** Bubblewrap's own processes in the cgroup: the monitor outside and the init inside. */
-    static final int BWRAP_PROCESSES = 2;
+    /** Bubblewrap's own process in the cgroup: the monitor outside; the command is the init inside. */
+    static final int BWRAP_PROCESSES = 1;
 
     private final BwrapCommand.Tools tools;
     private final HostLayout layout;
@@ -78,8 +78,7 @@ public final class BwrapRung implements Rung {
                 throw new UncheckedIOException("could not prepare the pids cgroup that holds the process count", e);
             }
         }
-        // RLIMIT_NPROC counts bubblewrap's init inside the sandbox's user namespace too.
-        long nproc = (long) limits.processCount() + 1;
+        long nproc = limits.processCount();
         List<String> argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
                 Optional.ofNullable(lease).map(PidsCgroups.Lease::controllerPath), nproc);
         return new BwrapLaunch(argv, cgroups.orElse(null), lease);
@@ -106,14 +105,19 @@ public final class BwrapRung implements Rung {
             return Map.of();
         }
 
+        /**
+         * Kills the command, the pid namespace's init: the kernel then kills everything else in the
+         * namespace, and bubblewrap reaps the command and exits. Killing bubblewrap first would leave
+         * the command to the host's init to reap, which may take seconds. Processes left in the cgroup
+         * after that are killed on release.
+         */
         @Override
         public void killTree(Process client) {
-            if (lease != null) {
-                pool.killAll(lease);
+            List<ProcessHandle> inits = client.children().toList();
+            inits.forEach(ProcessHandle::destroyForcibly);
+            if (inits.isEmpty()) {
+                client.destroyForcibly();
             }
-            // Bubblewrap's init is the pid namespace's init: when it dies the kernel kills the rest.
-            client.descendants().forEach(ProcessHandle::destroyForcibly);
-            client.destroyForcibly();
         }
 
         @Override

@@ -113,13 +113,7 @@ public final class ContainerCommand {
         a.add("--workdir");
         a.add(binds.writeRoot().toString());
         a.add(image);
-        a.add(tools.env().toString());
-        a.add("-i");
-        a.add("--");
-        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-            a.add(e.getKey() + "=" + e.getValue());
-        }
-        a.addAll(Limits.prlimit(tools.prlimit(), limits, limits.processCount()));
+        a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, limits.processCount()));
         a.addAll(command);
         return a;
     }

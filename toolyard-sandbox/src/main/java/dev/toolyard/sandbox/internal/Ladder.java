@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,6 +33,8 @@ public final class Ladder {
     private static final Duration BWRAP_CANARY_TIMEOUT = Duration.ofSeconds(30);
     private static final int CANARY_CAP = 4096;
     private static final int WHY_CHARS = 300;
+    private static final Set<String> ALL_LIMITS = Collections.unmodifiableSet(
+            new LinkedHashSet<>(List.of("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount")));
 
     private Ladder() {}
 
@@ -63,8 +67,7 @@ public final class Ladder {
 
         /** @return the limits the rung taken cannot enforce; every limit when none was taken */
         public Set<String> limitsUnenforced() {
-            return rung.map(Rung::limitsUnenforced)
-                    .orElse(Set.of("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount"));
+            return rung.map(Rung::limitsUnenforced).orElse(ALL_LIMITS);
         }
     }
 
@@ -130,14 +133,18 @@ public final class Ladder {
         if (bwrap.isEmpty()) {
             return Attempt.skip("bwrap not found (apt-get install bubblewrap)");
         }
+        Optional<Path> env = find(which, "env");
         Optional<Path> prlimit = find(which, "prlimit");
-        String missing = missingInside(layout, "prlimit", prlimit);
+        String missing = missingInside(layout, "env", env);
+        if (missing == null) {
+            missing = missingInside(layout, "prlimit", prlimit);
+        }
         if (missing != null) {
             return Attempt.skip(missing);
         }
         String detail = "bwrap at " + bwrap.get();
         if (!runsAsRoot()) {
-            BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), prlimit.get(), Optional.empty()),
+            BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), Optional.empty()),
                     layout, limits, BwrapRung.ProcessCount.RLIMIT_NPROC, Optional.empty());
             return canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count held by RLIMIT_NPROC (not running as root)");
         }
@@ -148,7 +155,7 @@ public final class Ladder {
         } else {
             PidsCgroups.Opened opened = PidsCgroups.open();
             if (opened.pool().isPresent()) {
-                BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), prlimit.get(), cgexec),
+                BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), cgexec),
                         layout, limits, BwrapRung.ProcessCount.PIDS_CGROUP, opened.pool());
                 Attempt a = canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count held by " + opened.why() + " via " + cgexec.get());
                 if (a.rung != null) {
@@ -159,7 +166,7 @@ public final class Ladder {
                 unheld = opened.why();
             }
         }
-        BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), prlimit.get(), Optional.empty()),
+        BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), Optional.empty()),
                 layout, limits, BwrapRung.ProcessCount.UNENFORCED, Optional.empty());
         return canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count NOT held: running as root, where RLIMIT_NPROC "
                 + "does nothing, and no pids cgroup: " + unheld);

@@ -4,13 +4,36 @@ import dev.toolyard.sandbox.ResourceLimits;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
-/** The {@code prlimit} prefix both rungs put before the command. Stateless. */
+/**
+ * The prefix both rungs run inside the sandbox before the command: {@code env -i} with exactly the
+ * allowlisted environment (bubblewrap sets {@code PWD} and engines add variables of their own after
+ * any clearing they offer), then {@code prlimit} with every limit. Stateless.
+ */
 final class Limits {
     /** Open files per process: enough for any tool, few enough to bound kernel memory. */
     static final int OPEN_FILES = 1024;
 
     private Limits() {}
+
+    /**
+     * @param env the command's whole environment; names are POSIX names, so none is taken for an option
+     * @param nproc the {@code RLIMIT_NPROC} to set (effective for a non-root uid only)
+     * @return {@code env -i -- NAME=VALUE... prlimit ... --}, ready for the command
+     */
+    static List<String> inside(Path envTool, Path prlimit, Map<String, String> env, ResourceLimits limits, long nproc) {
+        List<String> a = new ArrayList<>(12 + env.size());
+        a.add(envTool.toString());
+        a.add("-i");
+        a.add("--");
+        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+            a.add(e.getKey() + "=" + e.getValue());
+        }
+        a.addAll(prlimit(prlimit, limits, nproc));
+        return a;
+    }
 
     /**
      * @param nproc the {@code RLIMIT_NPROC} to set (effective for a non-root uid only)

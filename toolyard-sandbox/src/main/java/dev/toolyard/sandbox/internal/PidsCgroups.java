@@ -20,18 +20,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Creating a cgroup costs milliseconds (the kernel waits for an RCU grace period), so cgroups are
  * pooled: a released cgroup is emptied (any process left is killed) and reused. They are named
- * {@code toolyard/<jvm pid>-<n>}; those of a JVM that is gone are removed when the pool opens.
+ * {@code toolyard/<jvm pid>-<n>}; those of a JVM that is gone are removed when the pool opens. One
+ * pool per JVM, shared by every sandbox, so that no two runs are ever given the same cgroup.
  * Thread-safe.
  */
 public final class PidsCgroups {
     private static final System.Logger LOG = System.getLogger(PidsCgroups.class.getName());
     private static final String PARENT = "toolyard";
-    private static final long DRAIN_NANOS = 2_000_000_000L;
+    /** Killed processes whose parent died are reaped by the host's init, which may take a second or more. */
+    private static final long DRAIN_NANOS = 5_000_000_000L;
+    private static final Object OPEN_LOCK = new Object();
+    private static PidsCgroups shared;
 
     private final Path parent;
     private final String prefix;
     private final AtomicInteger sequence = new AtomicInteger();
     private final ConcurrentLinkedDeque<Lease> free = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedDeque<Lease> retired = new ConcurrentLinkedDeque<>();
 
     private PidsCgroups(Path parent) {
         this.parent = parent;
@@ -44,8 +49,19 @@ public final class PidsCgroups {
     /** Why the pool could not open, or the pool. */
     public record Opened(Optional<PidsCgroups> pool, String why) {}
 
-    /** @return the pool on the cgroup v1 pids hierarchy of this host, or why there is none */
+    /** @return this JVM's pool on the cgroup v1 pids hierarchy of this host, or why there is none */
     public static Opened open() {
+        synchronized (OPEN_LOCK) {
+            if (shared != null) {
+                return new Opened(Optional.of(shared), "pids cgroups under " + shared.parent);
+            }
+            Opened opened = openFresh();
+            shared = opened.pool().orElse(null);
+            return opened;
+        }
+    }
+
+    private static Opened openFresh() {
         Optional<Path> mount;
         try {
             mount = pidsMount(Files.readAllLines(Path.of("/proc/self/mountinfo"), StandardCharsets.UTF_8));
@@ -102,6 +118,7 @@ public final class PidsCgroups {
      * @throws IOException if the cgroup cannot be created or limited
      */
     public Lease acquire(long maxTasks) throws IOException {
+        removeRetired();
         Lease lease = free.pollFirst();
         if (lease == null) {
             String name = prefix + sequence.incrementAndGet();
@@ -126,30 +143,58 @@ public final class PidsCgroups {
     }
 
     /**
-     * Empties the cgroup (killing what is left, waiting up to two seconds for it to go) and returns it
-     * to the pool.
+     * Empties the cgroup (killing what is left) and returns it to the pool once nothing is charged to
+     * it any more, zombies included, so the next run gets its whole process count. A cgroup that does
+     * not empty within five seconds is retired instead, and removed when it can be.
      *
      * @return whether the cgroup was empty when it came back; {@code false} means something outlived
-     *     the run and had to be killed, or could not be killed
+     *     the run and had to be killed, or could not be
      */
     public boolean release(Lease lease) {
         boolean clean = pids(lease).isEmpty();
         long deadline = System.nanoTime() + DRAIN_NANOS;
-        while (!pids(lease).isEmpty()) {
-            killAll(lease);
+        while (true) {
+            List<Long> left = pids(lease);
+            if (left.isEmpty() && charged(lease) == 0) {
+                free.addFirst(lease);
+                return clean;
+            }
             if (System.nanoTime() > deadline) {
                 LOG.log(System.Logger.Level.WARNING, "processes outlived their run in " + lease.dir() + "; cgroup retired");
+                retired.add(lease);
                 return false;
+            }
+            if (!left.isEmpty()) {
+                killAll(lease);
             }
             try {
                 Thread.sleep(5);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                retired.add(lease);
                 return false;
             }
         }
-        free.addFirst(lease);
-        return clean;
+    }
+
+    /** @return the tasks charged to the cgroup ({@code pids.current}), zombies included; -1 if unreadable */
+    long charged(Lease lease) {
+        try {
+            return Long.parseLong(Files.readString(lease.dir().resolve("pids.current"), StandardCharsets.US_ASCII).strip());
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private void removeRetired() {
+        for (Lease lease : retired) {
+            try {
+                Files.delete(lease.dir());
+                retired.remove(lease);
+            } catch (IOException e) {
+                // still busy: try again at the next acquire
+            }
+        }
     }
 
     /** @return the processes in the cgroup now; empty if it cannot be read */
