@@ -38,7 +38,12 @@ public final class IsolationReport {
      *     never {@code null}
      */
     public record Rung(String name, boolean taken, String why) {
-        /** @throws NullPointerException if {@code name} or {@code why} is {@code null} */
+        /**
+         * @param name the rung's name
+         * @param taken whether runs use it
+         * @param why why it was taken or skipped
+         * @throws NullPointerException if {@code name} or {@code why} is {@code null}
+         */
         public Rung {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(why, "why");

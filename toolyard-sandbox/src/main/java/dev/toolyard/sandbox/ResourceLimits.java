@@ -95,25 +95,37 @@ public final class ResourceLimits {
 
         private Builder() {}
 
-        /** @param seconds CPU seconds per process; default 60 @return this builder */
+        /**
+         * @param seconds CPU seconds per process; default 60
+         * @return this builder
+         */
         public Builder cpuSeconds(long seconds) {
             this.cpuSeconds = seconds;
             return this;
         }
 
-        /** @param bytes memory in bytes; default 1 GiB @return this builder */
+        /**
+         * @param bytes memory in bytes; default 1 GiB
+         * @return this builder
+         */
         public Builder memoryBytes(long bytes) {
             this.memoryBytes = bytes;
             return this;
         }
 
-        /** @param bytes the largest file a process may write; default 64 MiB @return this builder */
+        /**
+         * @param bytes the largest file a process may write; default 64 MiB
+         * @return this builder
+         */
         public Builder fileSizeBytes(long bytes) {
             this.fileSizeBytes = bytes;
             return this;
         }
 
-        /** @param count processes the command may have at once; default 64 @return this builder */
+        /**
+         * @param count processes the command may have at once; default 64
+         * @return this builder
+         */
         public Builder processCount(int count) {
             this.processCount = count;
             return this;
