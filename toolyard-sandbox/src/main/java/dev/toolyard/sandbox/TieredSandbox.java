@@ -86,7 +86,7 @@ public final class TieredSandbox implements Sandbox {
 
     /**
      * Probes the ladder on first call (blocking other callers until it is done) and returns the cached
-     * report afterwards.
+     * report afterwards. A probe cut short by an interruption of the calling thread is not cached.
      *
      * @return the report; never {@code null}
      */
@@ -136,7 +136,8 @@ public final class TieredSandbox implements Sandbox {
      * @throws IllegalArgumentException if argv is empty or has a {@code null} or NUL-bearing item
      * @throws IllegalArgumentException if the timeout is not positive
      * @throws IllegalArgumentException if an environment name or value is invalid
-     * @throws IllegalArgumentException if a root is missing or would expose the host, as listed above
+     * @throws IllegalArgumentException if a root is missing or would expose the host, as listed above,
+     *     or, on the container rung, holds a comma, a quote or a control character
      * @throws NullPointerException if argv, workspace or timeout is {@code null}
      * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe)
      */
@@ -176,7 +177,12 @@ public final class TieredSandbox implements Sandbox {
                 }
                 IsolationReport report = new IsolationReport(
                         climb.tier(), rungs, climb.limitsUnenforced(), limits, climb.canaryArgv());
-                probed = new Probed(report, climb.rung().orElse(null));
+                Probed fresh = new Probed(report, climb.rung().orElse(null));
+                if (Thread.currentThread().isInterrupted()) {
+                    // An interruption stops a canary early: this answer holds for this call only.
+                    return fresh;
+                }
+                probed = fresh;
             }
             return probed;
         }

@@ -403,6 +403,24 @@ class TieredSandboxTest {
         }
 
         @Test
+        void aProbeCutShortByAnInterruptionIsNotCached() {
+            TieredSandbox sandbox = TieredSandbox.builder().which(Hosts.hiding("podman", "docker")).build();
+
+            Thread.currentThread().interrupt();
+            IsolationReport interrupted;
+            try {
+                interrupted = sandbox.report();
+            } finally {
+                Thread.interrupted();
+            }
+            IsolationReport next = sandbox.report();
+
+            Hosts.require(next.tier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + next);
+            assertThat(interrupted.tier()).as("the canary was stopped at once").isEqualTo(IsolationTier.UNAVAILABLE);
+            assertThat(next).isNotSameAs(interrupted).isSameAs(sandbox.report());
+        }
+
+        @Test
         void theProbeRunsOnceAndEveryCallerSharesItsReport() throws Exception {
             TieredSandbox sandbox = TieredSandbox.builder().which(Hosts.hiding("podman", "docker")).build();
             ExecutorService pool = Executors.newFixedThreadPool(8);

@@ -18,6 +18,7 @@ import java.util.Set;
 public final class BwrapRung implements Rung {
     /** Bubblewrap's own process in the cgroup: the monitor outside; the command is the init inside. */
     static final int BWRAP_PROCESSES = 1;
+    private static final long CLONE_WAIT_NANOS = 200_000_000L;
 
     private final BwrapCommand.Tools tools;
     private final HostLayout layout;
@@ -113,9 +114,15 @@ public final class BwrapRung implements Rung {
          */
         @Override
         public void killTree(Process client) {
-            List<ProcessHandle> inits = client.children().toList();
-            inits.forEach(ProcessHandle::destroyForcibly);
-            if (inits.isEmpty()) {
+            // Right after the start bubblewrap may not have cloned the command yet: give it a moment.
+            long deadline = System.nanoTime() + CLONE_WAIT_NANOS;
+            List<ProcessHandle> commands = client.children().toList();
+            while (commands.isEmpty() && client.isAlive() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                commands = client.children().toList();
+            }
+            commands.forEach(ProcessHandle::destroyForcibly);
+            if (commands.isEmpty()) {
                 client.destroyForcibly();
             }
         }

@@ -158,7 +158,7 @@ public final class Ladder {
                 BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), cgexec),
                         layout, limits, BwrapRung.ProcessCount.PIDS_CGROUP, opened.pool());
                 Attempt a = canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count held by " + opened.why() + " via " + cgexec.get());
-                if (a.rung != null) {
+                if (a.rung != null || Thread.currentThread().isInterrupted()) {
                     return a;
                 }
                 unheld = "the pids cgroup canary failed: " + a.why;
@@ -173,6 +173,9 @@ public final class Ladder {
     }
 
     private static Attempt canary(Rung rung, Duration timeout, String detail) {
+        if (Thread.currentThread().isInterrupted()) {
+            return Attempt.skip(detail + "; not probed: the probing thread was interrupted");
+        }
         Path dir;
         try {
             dir = Files.createTempDirectory("toolyard-canary-");
