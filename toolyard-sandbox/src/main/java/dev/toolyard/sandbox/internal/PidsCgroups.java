@@ -57,6 +57,10 @@ public final class PidsCgroups {
             }
             Opened opened = openFresh();
             shared = opened.pool().orElse(null);
+            if (shared != null) {
+                PidsCgroups pool = shared;
+                Runtime.getRuntime().addShutdownHook(new Thread(pool::removeIdle, "toolyard-pids-cgroups-cleanup"));
+            }
             return opened;
         }
     }
@@ -184,6 +188,18 @@ public final class PidsCgroups {
         } catch (IOException | NumberFormatException e) {
             return -1;
         }
+    }
+
+    /** Removes the idle cgroups of the pool; those in use or still charged stay, for a later JVM to remove. */
+    private void removeIdle() {
+        for (Lease lease = free.pollFirst(); lease != null; lease = free.pollFirst()) {
+            try {
+                Files.delete(lease.dir());
+            } catch (IOException e) {
+                // busy: left for the next JVM's orphan sweep
+            }
+        }
+        removeRetired();
     }
 
     private void removeRetired() {
