@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what toolyard-sandbox's isolation tests run on, and builds the local skeleton image the
+# container rung uses. Idempotent; run as root on Debian 12. No registry is needed: the image is a
+# root file system tarball made here and imported; the host's /usr is bound into it at run time.
+set -euo pipefail
+
+IMAGE="${TOOLYARD_SKELETON_IMAGE:-localhost/toolyard-skeleton:1}"
+
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
+
+missing=()
+have bwrap   || missing+=(bubblewrap)
+have podman  || missing+=(podman)
+have runc    || missing+=(runc)          # crun refuses a cgroup v1 layout without systemd
+have cgexec  || missing+=(cgroup-tools)  # puts a root-run bwrap in its pids cgroup before it starts
+have prlimit || missing+=(util-linux)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+fi
+
+if podman image exists "$IMAGE"; then
+  echo "image $IMAGE is present"
+  exit 0
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+rootfs="$work/rootfs"
+mkdir -p "$rootfs"/{usr,etc,tmp,proc,dev,sys,run,var/tmp}
+chmod 1777 "$rootfs/tmp" "$rootfs/var/tmp"
+# /bin, /lib... exactly as on the host: links into /usr stay links, directories become mount points.
+for top in bin sbin lib lib32 lib64 libx32; do
+  if [ -L "/$top" ]; then
+    ln -s "$(readlink "/$top")" "$rootfs/$top"
+  elif [ -d "/$top" ]; then
+    mkdir -p "$rootfs/$top"
+  fi
+done
+# Mount points for the /etc entries the sandbox binds read-only from the host.
+for f in group ld.so.cache ld.so.conf localtime nsswitch.conf passwd; do
+  : > "$rootfs/etc/$f"
+done
+mkdir -p "$rootfs/etc/alternatives" "$rootfs/etc/ld.so.conf.d"
+tar -C "$rootfs" --numeric-owner --owner=0 --group=0 -cf "$work/skeleton.tar" .
+podman import --change 'CMD ["/bin/true"]' "$work/skeleton.tar" "$IMAGE"
+echo "built $IMAGE"

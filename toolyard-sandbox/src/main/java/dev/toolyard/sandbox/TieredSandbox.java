@@ -1,0 +1,316 @@
+package dev.toolyard.sandbox;
+
+import dev.toolyard.IsolationTier;
+import dev.toolyard.IsolationUnavailableException;
+import dev.toolyard.PathContainment;
+import dev.toolyard.PathDecision;
+import dev.toolyard.Sandbox;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.SubprocessResult;
+import dev.toolyard.sandbox.internal.BindSet;
+import dev.toolyard.sandbox.internal.ContainerCommand;
+import dev.toolyard.sandbox.internal.Ladder;
+import dev.toolyard.sandbox.internal.Launch;
+import dev.toolyard.sandbox.internal.Rung;
+import dev.toolyard.sandbox.internal.Supervisor;
+import dev.toolyard.sandbox.internal.Which;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * The {@link Sandbox} port with real isolation: the path half is {@link PathContainment}; commands run
+ * on the highest rung of the ladder that works on this host: a container (podman, then docker), else
+ * bubblewrap, else nothing, in which case every isolated run is refused and never run unisolated.
+ *
+ * <p>The ladder is probed once, on first use, and cached: each rung is proven by a canary, the exact
+ * command line a real run builds, around {@code /bin/true}. {@link #report()} says what was found.
+ * Every run gets the {@link ResourceLimits}; a limit the tier cannot enforce is named in
+ * {@link IsolationReport#limitsUnenforced()} and in each {@link SubprocessResult}.
+ *
+ * <p>Defaults: {@link ResourceLimits#defaults()}, the executables found on this process's
+ * {@code PATH}, no container image (the container rung is skipped), output capped at 1 MiB per
+ * stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
+ */
+public final class TieredSandbox implements Sandbox {
+    /** Default cap on each of stdout and stderr, in bytes. */
+    public static final int DEFAULT_OUTPUT_CAP_BYTES = 1 << 20;
+    /** The smallest output cap, so the truncation label always fits. */
+    public static final int MIN_OUTPUT_CAP_BYTES = 256;
+    /** The largest output cap: both streams are held in memory. */
+    public static final int MAX_OUTPUT_CAP_BYTES = 64 << 20;
+
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
+    private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}");
+
+    private final PathContainment paths = new PathContainment();
+    private final ResourceLimits limits;
+    private final Function<String, Optional<Path>> which;
+    private final String containerImage;
+    private final int outputCapBytes;
+    private final Object probeLock = new Object();
+    private volatile Probed probed;
+
+    private record Probed(IsolationReport report, Rung rung) {}
+
+    private TieredSandbox(Builder b) {
+        this.limits = b.limits;
+        this.which = b.which;
+        this.containerImage = b.containerImage;
+        this.outputCapBytes = b.outputCapBytes;
+    }
+
+    /** @return a builder with the defaults; never {@code null} */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The default "which": searches this process's {@code PATH} (or a standard one when it has none)
+     * for an executable regular file, never the working directory. Narrow it to force a lower rung:
+     * {@code name -> name.equals("podman") ? Optional.empty() : TieredSandbox.searchPath().apply(name)}.
+     *
+     * @return the search; thread-safe; never {@code null}
+     */
+    public static Function<String, Optional<Path>> searchPath() {
+        return Which.processPath();
+    }
+
+    /**
+     * Probes the ladder on first call (blocking other callers until it is done) and returns the cached
+     * report afterwards. A probe cut short by an interruption of the calling thread is not cached.
+     *
+     * @return the report; never {@code null}
+     */
+    public IsolationReport report() {
+        return probe().report();
+    }
+
+    /** @return {@code report().tier()}; never {@code null} */
+    @Override
+    public IsolationTier isolationTier() {
+        return report().tier();
+    }
+
+    /** @return the limits every run gets; never {@code null} */
+    public ResourceLimits limits() {
+        return limits;
+    }
+
+    @Override
+    public PathDecision resolveRead(String candidate, SandboxPaths workspace) {
+        return paths.resolveRead(candidate, workspace);
+    }
+
+    @Override
+    public PathDecision resolveWrite(String candidate, SandboxPaths workspace) {
+        return paths.resolveWrite(candidate, workspace);
+    }
+
+    /**
+     * Runs {@code argv} on the tier of {@link #report()}. The command sees the write root read-write and
+     * the read roots read-only at their own (real) paths, the write root as its working directory,
+     * the host's runtime read-only, a private {@code /tmp}, no network and exactly the environment
+     * given. Its standard input is empty. At the deadline, or at the first byte past the output cap
+     * of either stream, the whole process tree is killed; the result says which. The call returns
+     * once everything the run started is gone. If the calling thread is interrupted, the run is
+     * killed, the result says {@code timedOut}, and the interrupt flag is set again.
+     *
+     * @param argv the command and its arguments: at least one item, none {@code null} or containing NUL
+     * @param workspace the roots to bind: the write root an existing directory, the read roots existing,
+     *     none of them {@code /} or in {@code /proc}, {@code /sys} or {@code /dev}, the write root not in
+     *     a system directory ({@code /usr}, {@code /etc}, {@code /boot}, {@code /bin}, {@code /lib}...)
+     * @param timeout the deadline; positive
+     * @param env the command's whole environment; {@code null} means empty, never the parent's; names
+     *     match {@code [A-Za-z_][A-Za-z0-9_]*}, values contain no NUL
+     * @return how the run ended; never {@code null}
+     * @throws IsolationUnavailableException if {@link #isolationTier()} is {@link IsolationTier#UNAVAILABLE}
+     * @throws IllegalArgumentException if argv is empty or has a {@code null} or NUL-bearing item
+     * @throws IllegalArgumentException if the timeout is not positive
+     * @throws IllegalArgumentException if an environment name or value is invalid
+     * @throws IllegalArgumentException if a root is missing or would expose the host, as listed above,
+     *     or, on the container rung, holds a comma, a quote or a control character
+     * @throws NullPointerException if argv, workspace or timeout is {@code null}
+     * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe)
+     */
+    @Override
+    public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout, Map<String, String> env) {
+        List<String> command = checkedArgv(argv);
+        Objects.requireNonNull(workspace, "workspace");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        Map<String, String> environment = checkedEnv(env);
+        Probed p = probe();
+        if (p.rung() == null) {
+            throw new IsolationUnavailableException(unavailable(p.report()));
+        }
+        BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        Launch launch = p.rung().prepare(command, binds, environment, timeout);
+        Supervisor.Outcome o = Supervisor.run(launch, timeout, outputCapBytes);
+        return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
+                o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
+    }
+
+    private Probed probe() {
+        Probed p = probed;
+        if (p != null) {
+            return p;
+        }
+        synchronized (probeLock) {
+            if (probed == null) {
+                Map<String, String> clientEnv = ContainerCommand.clientEnvironment(
+                        System.getProperty("user.home", "/"), Optional.ofNullable(System.getenv("XDG_RUNTIME_DIR")));
+                Ladder.Climb climb = Ladder.climb(which, limits, containerImage, clientEnv);
+                List<IsolationReport.Rung> rungs = new ArrayList<>();
+                for (Ladder.Step s : climb.steps()) {
+                    rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why()));
+                }
+                IsolationReport report = new IsolationReport(
+                        climb.tier(), rungs, climb.limitsUnenforced(), limits, climb.canaryArgv());
+                Probed fresh = new Probed(report, climb.rung().orElse(null));
+                if (Thread.currentThread().isInterrupted()) {
+                    // An interruption stops a canary early: this answer holds for this call only.
+                    return fresh;
+                }
+                probed = fresh;
+            }
+            return probed;
+        }
+    }
+
+    private static String unavailable(IsolationReport report) {
+        StringBuilder b = new StringBuilder("no isolation tier is available on this host, so nothing is run:");
+        for (IsolationReport.Rung r : report.rungs()) {
+            b.append(' ').append(r.name()).append(": ").append(r.why()).append(';');
+        }
+        b.setLength(b.length() - 1);
+        return b.toString();
+    }
+
+    private static List<String> checkedArgv(List<String> argv) {
+        Objects.requireNonNull(argv, "argv");
+        if (argv.isEmpty()) {
+            throw new IllegalArgumentException("argv must have at least one item, got none");
+        }
+        List<String> copy = new ArrayList<>(argv.size());
+        for (int i = 0; i < argv.size(); i++) {
+            String item = argv.get(i);
+            if (item == null) {
+                throw new IllegalArgumentException("argv[" + i + "] must not be null");
+            }
+            if (item.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("argv[" + i + "] must not contain NUL");
+            }
+            copy.add(item);
+        }
+        return List.copyOf(copy);
+    }
+
+    private static Map<String, String> checkedEnv(Map<String, String> env) {
+        if (env == null) {
+            return Map.of();
+        }
+        Map<String, String> copy = new TreeMap<>();
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String name = e.getKey();
+            String value = e.getValue();
+            if (name == null || !ENV_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException(
+                        "env names must match [A-Za-z_][A-Za-z0-9_]* (at most 256 characters), got " + name);
+            }
+            if (value == null || value.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("env value of " + name + " must be non-null and contain no NUL");
+            }
+            copy.put(name, value);
+        }
+        return Map.copyOf(copy);
+    }
+
+    @Override
+    public String toString() {
+        Probed p = probed;
+        return "TieredSandbox[" + (p == null ? "not probed yet" : p.report().tier().wireName()) + ", " + limits
+                + ", image " + (containerImage == null ? "none" : containerImage) + "]";
+    }
+
+    /** Builds a {@link TieredSandbox}. Not thread-safe. */
+    public static final class Builder {
+        private ResourceLimits limits = ResourceLimits.defaults();
+        private Function<String, Optional<Path>> which = Which.processPath();
+        private String containerImage;
+        private int outputCapBytes = DEFAULT_OUTPUT_CAP_BYTES;
+
+        private Builder() {}
+
+        /**
+         * @param limits the limits of every run; default {@link ResourceLimits#defaults()}
+         * @return this builder
+         * @throws NullPointerException if {@code limits} is {@code null}
+         */
+        public Builder limits(ResourceLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * @param which finds an executable by name ({@code podman}, {@code docker}, {@code runc},
+         *     {@code bwrap}, {@code prlimit}, {@code env}, {@code cgexec}) as an absolute path; what it
+         *     does not return, the probe does not see. Default {@link #searchPath()}
+         * @return this builder
+         * @throws NullPointerException if {@code which} is {@code null}
+         */
+        public Builder which(Function<String, Optional<Path>> which) {
+            this.which = Objects.requireNonNull(which, "which");
+            return this;
+        }
+
+        /**
+         * @param image a local image for the container rung, never pulled: a skeleton over which the
+         *     host's runtime is bound read-only (see docs/isolation.md); default none, which skips the
+         *     container rung; {@code null} means none
+         * @return this builder
+         */
+        public Builder containerImage(String image) {
+            this.containerImage = image;
+            return this;
+        }
+
+        /**
+         * @param bytes the cap on each of stdout and stderr; default 1 MiB
+         * @return this builder
+         */
+        public Builder outputCapBytes(int bytes) {
+            this.outputCapBytes = bytes;
+            return this;
+        }
+
+        /**
+         * @return the sandbox; it probes on first use, not here
+         * @throws IllegalArgumentException if {@code containerImage} is not an image reference (it must
+         *     start with a letter or digit and hold only letters, digits and {@code ._/:@+-})
+         * @throws IllegalArgumentException if {@code outputCapBytes} is outside
+         *     {@value #MIN_OUTPUT_CAP_BYTES}..{@value #MAX_OUTPUT_CAP_BYTES}
+         */
+        public TieredSandbox build() {
+            if (containerImage != null && !IMAGE.matcher(containerImage).matches()) {
+                throw new IllegalArgumentException("containerImage must be an image reference starting with a letter or "
+                        + "digit and holding only letters, digits and ._/:@+-, got \"" + containerImage + "\"");
+            }
+            if (outputCapBytes < MIN_OUTPUT_CAP_BYTES || outputCapBytes > MAX_OUTPUT_CAP_BYTES) {
+                throw new IllegalArgumentException("outputCapBytes must be between " + MIN_OUTPUT_CAP_BYTES + " and "
+                        + MAX_OUTPUT_CAP_BYTES + ", got " + outputCapBytes);
+            }
+            return new TieredSandbox(this);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.toolyard.sandbox.internal;
+
+import dev.toolyard.sandbox.ResourceLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The command line of a run on the container rung. The image is a skeleton: the host's runtime
+ * ({@code /usr}, the {@code /etc} list of {@link HostLayout}) is bound over it read-only, so both rungs
+ * run the same binaries. Never pulls, no network, read-only root file system, no capabilities, no new
+ * privileges, a private cgroup namespace, memory and pids limits from the engine, the other limits
+ * from {@code prlimit} inside, and the environment replaced by the allowlist with {@code env -i}
+ * (engines add variables of their own otherwise). The container is named so that it can be removed
+ * when a run is stopped: signalling the client does not stop the container. Stateless.
+ */
+public final class ContainerCommand {
+    /** Extra seconds for the engine's own timeout, a backstop behind the supervisor's. */
+    static final long ENGINE_TIMEOUT_GRACE_SECONDS = 10;
+    /** Docker's client only ever talks to the local daemon, whatever its environment or contexts say. */
+    static final String DOCKER_HOST = "unix:///var/run/docker.sock";
+
+    private ContainerCommand() {}
+
+    /** A container engine. */
+    public enum Engine {
+        PODMAN("podman"),
+        DOCKER("docker");
+
+        private final String command;
+
+        Engine(String command) {
+            this.command = command;
+        }
+
+        /** @return the executable's name, also the rung's name in reports */
+        public String command() {
+            return command;
+        }
+    }
+
+    /**
+     * The tools a container run uses, all absolute host paths. {@code env} and {@code prlimit} run
+     * inside the container, from the bound {@code /usr}.
+     *
+     * @param runtime the OCI runtime podman is told to use; empty for the engine's default
+     */
+    public record Tools(Engine engine, Path client, Optional<Path> runtime, Path env, Path prlimit) {}
+
+    /** @return the command line that starts the container named {@code name} and runs {@code command} in it */
+    public static List<String> run(Tools tools, String image, String name, HostLayout layout, ResourceLimits limits,
+            BindSet binds, Map<String, String> env, List<String> command, Duration timeout) {
+        List<String> a = new ArrayList<>(64 + command.size());
+        a.add(tools.client().toString());
+        if (tools.engine() == Engine.DOCKER) {
+            a.add("--host");
+            a.add(DOCKER_HOST);
+        }
+        a.add("run");
+        a.add("--rm");
+        a.add("--name");
+        a.add(name);
+        if (tools.engine() == Engine.PODMAN && tools.runtime().isPresent()) {
+            a.add("--runtime");
+            a.add(tools.runtime().get().toString());
+        }
+        a.add("--pull=never");
+        a.add("--network=none");
+        a.add("--read-only");
+        a.add("--cap-drop=ALL");
+        a.add("--security-opt");
+        a.add("no-new-privileges");
+        a.add("--cgroupns=private");
+        a.add("--ipc=private");
+        a.add("--memory");
+        a.add(Long.toString(limits.memoryBytes()));
+        a.add("--memory-swap");
+        a.add(Long.toString(limits.memoryBytes()));
+        a.add("--pids-limit");
+        a.add(Integer.toString(limits.processCount()));
+        // The engine's own defaults for these exceed what a host without CAP_SYS_RESOURCE may grant;
+        // prlimit lowers them further inside.
+        a.add("--ulimit");
+        a.add("nofile=" + Limits.OPEN_FILES + ":" + Limits.OPEN_FILES);
+        a.add("--ulimit");
+        a.add("nproc=1024:1024");
+        a.add("--ulimit");
+        a.add("core=0:0");
+        if (tools.engine() == Engine.PODMAN) {
+            a.add("--http-proxy=false");
+            // The command's output goes straight to our pipes: capped as it is read, never logged.
+            a.add("--log-driver=passthrough");
+            a.add("--timeout");
+            a.add(Long.toString(engineTimeoutSeconds(timeout)));
+        }
+        mount(a, layout.usr(), true);
+        for (HostLayout.TopLevel t : layout.topLevel()) {
+            if (t.linkTarget().isEmpty()) {
+                mount(a, t.path(), true);
+            }
+        }
+        for (Path e : layout.etc()) {
+            mount(a, e, true);
+        }
+        mount(a, binds.writeRoot(), false);
+        for (Path r : binds.readRoots()) {
+            mount(a, r, true);
+        }
+        a.add("--workdir");
+        a.add(binds.writeRoot().toString());
+        a.add(image);
+        a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, limits.processCount()));
+        a.addAll(command);
+        return a;
+    }
+
+    /** @return the command line that removes the container {@code name} at once, killing what runs in it */
+    public static List<String> remove(Tools tools, String name) {
+        List<String> a = new ArrayList<>();
+        a.add(tools.client().toString());
+        if (tools.engine() == Engine.DOCKER) {
+            a.add("--host");
+            a.add(DOCKER_HOST);
+            a.add("rm");
+            a.add("-f");
+        } else {
+            a.add("rm");
+            a.add("-f");
+            a.add("-t");
+            a.add("0");
+        }
+        a.add(name);
+        return a;
+    }
+
+    /** @return the environment of the engine's client: a fixed search path and home, nothing else of ours */
+    public static Map<String, String> clientEnvironment(String home, Optional<String> xdgRuntimeDir) {
+        Map<String, String> env = new TreeMap<>();
+        env.put("PATH", Which.FALLBACK_PATH);
+        env.put("HOME", home);
+        xdgRuntimeDir.ifPresent(dir -> env.put("XDG_RUNTIME_DIR", dir));
+        return env;
+    }
+
+    static long engineTimeoutSeconds(Duration timeout) {
+        long seconds = timeout.getSeconds() + (timeout.getNano() > 0 ? 1 : 0);
+        long max = 0xFFFF_FFFFL - ENGINE_TIMEOUT_GRACE_SECONDS;
+        return Math.min(seconds, max) + ENGINE_TIMEOUT_GRACE_SECONDS;
+    }
+
+    private static void mount(List<String> a, Path p, boolean readOnly) {
+        a.add("--mount");
+        a.add("type=bind,source=" + p + ",destination=" + p + (readOnly ? ",readonly" : ""));
+    }
+}

@@ -1,0 +1,96 @@
+package dev.toolyard.sandbox;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.toolyard.IsolationTier;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The real sandboxes the isolation tests run on, one per rung, probed once per test JVM. Outside CI
+ * a missing rung skips loudly; with {@code CI=true} it fails, because CI installs both.
+ */
+public final class Hosts {
+    /** The skeleton image {@code .ci/setup-sandbox.sh} builds. */
+    public static final String IMAGE = System.getProperty("toolyard.test.image", "localhost/toolyard-skeleton:1");
+    /** Short limits, so the whole module's tests stay fast. */
+    public static final ResourceLimits LIMITS = ResourceLimits.builder()
+            .cpuSeconds(1)
+            .memoryBytes(64L << 20)
+            .fileSizeBytes(1L << 20)
+            .processCount(16)
+            .build();
+    public static final int OUTPUT_CAP = 64 * 1024;
+    static final boolean CI = "true".equals(System.getenv("CI"));
+
+    private static final Map<IsolationTier, TieredSandbox> SANDBOXES = new EnumMap<>(IsolationTier.class);
+
+    private Hosts() {}
+
+    /** @return a "which" that sees what this host has, minus the names given */
+    public static Function<String, Optional<Path>> hiding(String... names) {
+        List<String> hidden = List.of(names);
+        Function<String, Optional<Path>> all = TieredSandbox.searchPath();
+        return name -> hidden.contains(name) ? Optional.empty() : all.apply(name);
+    }
+
+    /** @return the sandbox whose runs use {@code tier}, skipping (or, in CI, failing) if this host lacks it */
+    public static synchronized TieredSandbox on(IsolationTier tier) {
+        TieredSandbox s = SANDBOXES.computeIfAbsent(tier, t -> {
+            TieredSandbox.Builder b = TieredSandbox.builder().limits(LIMITS).outputCapBytes(OUTPUT_CAP);
+            if (t == IsolationTier.CONTAINER) {
+                b.containerImage(IMAGE);
+            } else {
+                b.which(hiding("podman", "docker"));
+            }
+            return b.build();
+        });
+        require(s.isolationTier() == tier, "the " + tier.wireName() + " rung is not available on this host "
+                + "(run .ci/setup-sandbox.sh as root to install it):\n" + s.report().describe());
+        return s;
+    }
+
+    /** Skips loudly when {@code ok} is false, or fails under {@code CI=true}. */
+    public static void require(boolean ok, String whatIsMissing) {
+        if (ok) {
+            return;
+        }
+        if (CI) {
+            fail("CI=true, so this must run, but " + whatIsMissing);
+        }
+        System.err.println("SKIPPED: " + whatIsMissing);
+        Assumptions.assumeTrue(false, whatIsMissing);
+    }
+
+    /** @return the pids of host processes whose command line contains {@code token} */
+    public static List<Long> processesMentioning(String token) {
+        List<Long> found = new ArrayList<>();
+        long self = ProcessHandle.current().pid();
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path p : procs) {
+                try {
+                    String cmdline = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
+                    long pid = Long.parseLong(p.getFileName().toString());
+                    if (pid != self && cmdline.contains(token)) {
+                        found.add(pid);
+                    }
+                } catch (IOException | NumberFormatException e) {
+                    // gone while we looked
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc", e);
+        }
+        return found;
+    }
+}

@@ -1,0 +1,534 @@
+package dev.toolyard.sandbox;
+
+import static dev.toolyard.sandbox.Hosts.LIMITS;
+import static dev.toolyard.sandbox.Hosts.OUTPUT_CAP;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolyard.IsolationTier;
+import dev.toolyard.IsolationUnavailableException;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.SubprocessResult;
+import dev.toolyard.internal.Text;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class TieredSandboxTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path tmp;
+
+    private Path writeRoot() throws IOException {
+        return Files.createDirectories(tmp.resolve("work"));
+    }
+
+    private static SubprocessResult sh(TieredSandbox sandbox, Path writeRoot, String script) {
+        return sandbox.runIsolated(List.of("/bin/sh", "-c", script), SandboxPaths.of(writeRoot), TIMEOUT, null);
+    }
+
+    /** The claims of the isolation issue, each shown for real on each rung, with the test JVM running as root. */
+    @Nested
+    @Tag("isolation")
+    class OnEachRung {
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void nothingIsWrittenOutsideTheWriteRoot(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+            Path readRoot = Files.createDirectories(tmp.resolve("reference"));
+            Files.writeString(readRoot.resolve("notes.md"), "original");
+            Path sibling = Files.createDirectories(tmp.resolve("sibling"));
+            String id = UUID.randomUUID().toString();
+            String swappiness = Files.readString(Path.of("/proc/sys/vm/swappiness")).strip();
+            List<String> targets = List.of(
+                    "/usr/toolyard-" + id,
+                    "/usr/bin/toolyard-" + id,
+                    "/etc/toolyard-" + id,
+                    "/toolyard-" + id,
+                    "/var/toolyard-" + id,
+                    "/tmp/toolyard-" + id,
+                    readRoot.resolve("notes.md").toString(),
+                    sibling.resolve("escaped").toString());
+            StringBuilder script = new StringBuilder("echo inside > inside.txt && echo WROTE:inside\n");
+            for (String t : targets) {
+                script.append("(mkdir -p \"$(dirname '").append(t).append("')\" && echo x > '").append(t)
+                        .append("') 2>/dev/null && echo WROTE:").append(t).append('\n');
+            }
+            // Same values back, so that even a broken sandbox changes nothing on the host.
+            script.append("(echo ").append(swappiness).append(" > /proc/sys/vm/swappiness) 2>/dev/null && echo WROTE:sysctl\n");
+            script.append("v=$(cat /proc/irq/default_smp_affinity 2>/dev/null) && (echo $v > /proc/irq/default_smp_affinity) 2>/dev/null && echo WROTE:irq\n");
+            script.append("(echo 1 > /proc/sysrq-trigger) 2>/dev/null && echo WROTE:sysrq\n");
+            script.append("(mount -o remount,rw /usr) 2>/dev/null && echo WROTE:remount\n");
+            script.append("true\n");
+
+            SubprocessResult r;
+            try {
+                r = sandbox.runIsolated(List.of("/bin/sh", "-c", script.toString()), SandboxPaths.of(work, readRoot), TIMEOUT, null);
+            } finally {
+                for (String t : targets.subList(0, 6)) {
+                    if (Files.deleteIfExists(Path.of(t))) {
+                        System.err.println("a broken sandbox wrote " + t + " on the host; removed it");
+                    }
+                }
+            }
+
+            assertThat(r.tier()).isEqualTo(tier);
+            assertThat(r.stdout()).contains("WROTE:inside");
+            assertThat(Files.readString(work.resolve("inside.txt"))).isEqualTo("inside\n");
+            assertThat(r.stdout().lines().filter(l -> l.startsWith("WROTE:") && !l.equals("WROTE:inside")))
+                    .as("writes outside the write root that succeeded inside the sandbox's own view")
+                    .allMatch(l -> l.equals("WROTE:/tmp/toolyard-" + id) || l.equals("WROTE:" + sibling.resolve("escaped")));
+            assertThat(r.stdout()).doesNotContain("WROTE:/usr", "WROTE:/etc", "WROTE:/toolyard", "WROTE:/var");
+            assertThat(sibling.resolve("escaped")).doesNotExist();
+            assertThat(Files.readString(readRoot.resolve("notes.md"))).isEqualTo("original");
+            assertThat(Files.readString(Path.of("/proc/sys/vm/swappiness")).strip()).isEqualTo(swappiness);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void etcShadowAndHostFilesOutsideTheBindsAreUnreadable(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path secretDir = Files.createDirectories(tmp.resolve("private"));
+            String secret = "secret-" + UUID.randomUUID();
+            Files.writeString(secretDir.resolve("key"), secret);
+            assertThat(Path.of("/etc/shadow")).as("the host has a shadow file to protect").exists();
+
+            SubprocessResult r = sh(sandbox, writeRoot(),
+                    "cat /etc/shadow && echo READ:shadow; cat " + secretDir.resolve("key") + " && echo READ:key; "
+                            + "ls /root && echo READ:root; ls /home && echo READ:home; cat /etc/hostname && echo READ:hostname; "
+                            + "echo done");
+
+            assertThat(r.stdout()).contains("done").doesNotContain("READ:shadow", "READ:key", "READ:root", "READ:home")
+                    .doesNotContain(secret);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void noConnectionReachesAListenerOnHostLoopback(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+                int port = server.getLocalPort();
+                try (Socket probe = new Socket(InetAddress.getByName("127.0.0.1"), port)) {
+                    assertThat(probe.isConnected()).isTrue();
+                    server.accept().close(); // the listener is real: a host connection gets through
+                }
+                server.setSoTimeout(300);
+
+                SubprocessResult r = sandbox.runIsolated(List.of("/usr/bin/bash", "-c",
+                                "echo hello > /dev/tcp/127.0.0.1/" + port + " && echo CONNECTED; "
+                                        + "echo hello > /dev/tcp/localhost/" + port + " && echo CONNECTED"),
+                        SandboxPaths.of(writeRoot()), TIMEOUT, null);
+
+                assertThat(r.stdout()).doesNotContain("CONNECTED");
+                assertThatThrownBy(() -> server.accept().close()).isInstanceOf(SocketTimeoutException.class);
+            }
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void theChildSeesExactlyTheAllowlistedEnvironmentAndNoneOfTheParents(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            assertThat(System.getenv("TOOLYARD_PARENT_SECRET"))
+                    .as("surefire sets TOOLYARD_PARENT_SECRET in the parent (see the module's pom)").isNotNull();
+
+            SubprocessResult given = sandbox.runIsolated(List.of("/usr/bin/env"), SandboxPaths.of(writeRoot()), TIMEOUT,
+                    Map.of("ONLY", "this one", "PATH", "/usr/bin"));
+            SubprocessResult none = sandbox.runIsolated(List.of("/usr/bin/env"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
+
+            assertThat(given.exitCode()).isZero();
+            assertThat(given.stdout().lines()).containsExactlyInAnyOrder("ONLY=this one", "PATH=/usr/bin");
+            assertThat(none.exitCode()).isZero();
+            assertThat(none.stdout()).isEmpty();
+            assertThat(given.stdout() + none.stdout()).doesNotContain("parent-secret", "TOOLYARD_PARENT_SECRET", "HOME=");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void aCpuBurnIsKilledNearItsLimit(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+
+            SubprocessResult r = sh(sandbox, writeRoot(), "while :; do :; done");
+
+            assertThat(r.timedOut()).as("killed by its CPU limit, not by the 30 s deadline").isFalse();
+            assertThat(r.exitCode()).as("SIGKILL at the hard limit or SIGXCPU").isIn(128 + 9, 128 + 24);
+            assertThat(r.elapsed()).as("a single thread cannot burn 1 CPU second in less wall time")
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(LIMITS.cpuSeconds()));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void aMemoryHogFails(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+
+            SubprocessResult small = sandbox.runIsolated(List.of("/usr/bin/perl", "-e",
+                    "$x = 'x' x (1024 * 1024); print qq(allocated\\n)"), SandboxPaths.of(work), TIMEOUT, null);
+            SubprocessResult hog = sandbox.runIsolated(List.of("/usr/bin/perl", "-e",
+                    "$x = 'x' x (256 * 1024 * 1024); print qq(allocated\\n)"), SandboxPaths.of(work), TIMEOUT, null);
+
+            assertThat(small.stdout()).as("perl itself runs under the limit").isEqualTo("allocated\n");
+            assertThat(hog.exitCode()).isNotZero();
+            assertThat(hog.stdout()).doesNotContain("allocated");
+            assertThat(hog.timedOut()).isFalse();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void aFileStopsGrowingAtTheFileSizeLimit(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "head -c 4194304 /dev/zero > big");
+
+            assertThat(r.exitCode()).isNotZero();
+            assertThat(Files.size(work.resolve("big"))).isLessThanOrEqualTo(LIMITS.fileSizeBytes());
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void aForkBombIsHeldAtTheProcessLimitAndLeavesNothingBehind(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+            String token = "31." + Math.abs(UUID.randomUUID().getLeastSignificantBits() % 1_000_000_000L);
+
+            SubprocessResult r = sh(sandbox, work, "n=0; while [ $n -lt 500 ]; do sleep " + token
+                    + " & n=$((n+1)); echo $n > count; done; echo ESCAPED");
+
+            int forked = Integer.parseInt(Files.readString(work.resolve("count")).strip());
+            assertThat(r.stdout()).doesNotContain("ESCAPED");
+            assertThat(r.stderr()).contains("fork");
+            // The shell is one of the processCount; each sleep is another.
+            assertThat(forked).isEqualTo(LIMITS.processCount() - 1);
+            assertThat(Hosts.processesMentioning("sleep\0" + token)).as("sleepers left on the host").isEmpty();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void concurrentRunsEachGetTheirOwnProcessLimit(IsolationTier tier) throws Exception {
+            TieredSandbox sandbox = Hosts.on(tier);
+            ExecutorService pool = Executors.newFixedThreadPool(3);
+            try {
+                List<Future<Integer>> runs = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    Path work = Files.createDirectories(tmp.resolve("work-" + i));
+                    runs.add(pool.submit(() -> {
+                        sh(sandbox, work, "n=0; while [ $n -lt 100 ]; do sleep 3 & n=$((n+1)); echo $n > count; done");
+                        return Integer.parseInt(Files.readString(work.resolve("count")).strip());
+                    }));
+                }
+                for (Future<Integer> run : runs) {
+                    assertThat(run.get()).as("no run shares another's limit").isEqualTo(LIMITS.processCount() - 1);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void anOutputFloodIsCappedAtTheLimitAndStopsTheRun(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+
+            SubprocessResult out = sandbox.runIsolated(List.of("/usr/bin/yes", "flood"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
+            SubprocessResult err = sh(sandbox, writeRoot(), "echo before; yes flood >&2");
+
+            assertThat(out.outputTruncated()).isTrue();
+            assertThat(out.timedOut()).as("stopped by the cap, long before the deadline").isFalse();
+            assertThat(out.exitCode()).isEqualTo(128 + 9);
+            assertThat(Text.utf8Length(out.stdout())).isLessThanOrEqualTo(OUTPUT_CAP);
+            assertThat(out.stdout()).startsWith("flood\nflood\n").contains("[truncated: showing at most " + OUTPUT_CAP + " of ");
+            assertThat(err.outputTruncated()).isTrue();
+            assertThat(err.stdout()).isEqualTo("before\n");
+            assertThat(Text.utf8Length(err.stderr())).isLessThanOrEqualTo(OUTPUT_CAP);
+            assertThat(err.stderr()).contains("[truncated: ");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void aTreeThatIgnoresSigtermAndDaemonizesIsGoneAfterTheTimeout(IsolationTier tier) throws Exception {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+            String token = "toolyard-daemon-" + UUID.randomUUID();
+            // A double-forked, setsid'd daemon that ignores SIGTERM and writes a marker every 50 ms,
+            // under a parent that ignores SIGTERM too.
+            String daemon = "trap '' TERM; while :; do date +%s%N > marker; sleep 0.05; done";
+            String script = "trap '' TERM; (setsid /bin/sh -c \"" + daemon + "\" " + token + " &); "
+                    + "trap '' TERM; sleep 1000";
+
+            SubprocessResult r = sandbox.runIsolated(List.of("/bin/sh", "-c", script), SandboxPaths.of(work),
+                    Duration.ofMillis(1500), null);
+
+            assertThat(r.timedOut()).isTrue();
+            assertThat(work.resolve("marker")).as("the daemon ran").exists();
+            String atReturn = Files.readString(work.resolve("marker"));
+            Thread.sleep(500);
+            assertThat(Files.readString(work.resolve("marker"))).as("the marker stopped changing").isEqualTo(atReturn);
+            assertThat(Hosts.processesMentioning(token)).isEmpty();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void theCommandRunsInTheWriteRootWithAnEmptyStdinAndItsExitCodeComesBack(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "pwd; cat; echo status >&2; exit 7");
+
+            assertThat(r.exitCode()).isEqualTo(7);
+            assertThat(r.stdout()).isEqualTo(work.toRealPath() + "\n");
+            assertThat(r.stderr()).isEqualTo("status\n");
+            assertThat(r.tier()).isEqualTo(tier);
+            assertThat(r.timedOut()).isFalse();
+            assertThat(r.outputTruncated()).isFalse();
+            assertThat(r.limitsUnenforced()).isEqualTo(sandbox.report().limitsUnenforced());
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void argvIsPassedAsIsWithNoShellInBetween(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+            List<String> tricky = List.of("/usr/bin/printf", "[%s]\\n", "$(touch pwned)", "a b", "; touch pwned2", "A=B", "--", "");
+
+            SubprocessResult r = sandbox.runIsolated(tricky, SandboxPaths.of(work), TIMEOUT, null);
+
+            assertThat(r.stdout()).isEqualTo("[$(touch pwned)]\n[a b]\n[; touch pwned2]\n[A=B]\n[--]\n[]\n");
+            assertThat(work.resolve("pwned")).doesNotExist();
+            assertThat(work.resolve("pwned2")).doesNotExist();
+        }
+    }
+
+    @Nested
+    @Tag("isolation")
+    class TheLadder {
+        @Test
+        void isForcedDownByTheInjectedWhichAndTheReportNamesEachRung() {
+            TieredSandbox sandbox = TieredSandbox.builder().containerImage(Hosts.IMAGE).limits(LIMITS)
+                    .which(Hosts.hiding("podman")).build();
+
+            IsolationReport report = sandbox.report();
+
+            Hosts.require(report.tier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + report);
+            assertThat(report.rungs()).extracting(IsolationReport.Rung::name).containsExactly("podman", "docker", "bwrap");
+            assertThat(report.rungs().get(0).taken()).isFalse();
+            assertThat(report.rungs().get(0).why()).startsWith("podman not found");
+            assertThat(report.rungs().get(1).taken()).isFalse();
+            assertThat(report.rungs().get(2).taken()).isTrue();
+            assertThat(report.rungs().get(2).why()).contains("canary /bin/true exited 0");
+            assertThat(report.canaryCommand()).contains("--unshare-all", "--remount-ro").endsWith("/bin/true");
+            assertThat(report.describe()).contains("tier: bwrap", "podman", "docker", "bwrap", "TAKEN", "limits unenforced:");
+        }
+
+        @Test
+        void climbsToTheContainerWhenPodmanAndTheImageArePresent() {
+            TieredSandbox sandbox = Hosts.on(IsolationTier.CONTAINER);
+
+            IsolationReport report = sandbox.report();
+
+            assertThat(report.rungs()).extracting(IsolationReport.Rung::name).containsExactly("podman", "docker", "bwrap");
+            assertThat(report.rungs()).extracting(IsolationReport.Rung::taken).containsExactly(true, false, false);
+            assertThat(report.rungs().get(2).why()).isEqualTo("not probed: podman was taken");
+            assertThat(report.limitsUnenforced()).isEmpty();
+            assertThat(report.canaryCommand()).contains("--pull=never", "--network=none", "--read-only", "--cap-drop=ALL");
+        }
+
+        @Test
+        void aHostWithNoTierRefusesAndRunsNothing() throws IOException {
+            TieredSandbox sandbox = TieredSandbox.builder().containerImage(Hosts.IMAGE).which(name -> Optional.empty()).build();
+            Path work = writeRoot();
+
+            assertThat(sandbox.isolationTier()).isEqualTo(IsolationTier.UNAVAILABLE);
+            assertThat(sandbox.report().rungs()).extracting(IsolationReport.Rung::why)
+                    .containsExactly("podman not found (apt-get install podman runc)", "docker not found",
+                            "bwrap not found (apt-get install bubblewrap)");
+            assertThat(sandbox.report().limitsUnenforced())
+                    .containsExactly("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
+            assertThatThrownBy(() -> sandbox.runIsolated(List.of("/usr/bin/touch", work.resolve("ran").toString()),
+                    SandboxPaths.of(work), TIMEOUT, null))
+                    .isInstanceOf(IsolationUnavailableException.class)
+                    .hasMessageContaining("no isolation tier")
+                    .hasMessageContaining("bwrap: bwrap not found");
+            assertThat(work.resolve("ran")).doesNotExist();
+        }
+
+        @Test
+        void withoutAnImageTheContainerRungIsSkippedAndTheReportSaysSo() {
+            TieredSandbox sandbox = TieredSandbox.builder().which(name -> Optional.empty()).build();
+
+            assertThat(sandbox.report().rungs().subList(0, 2)).extracting(IsolationReport.Rung::why)
+                    .allMatch(why -> why.startsWith("no container image configured"));
+        }
+
+        @Test
+        void aLimitTheRungCannotEnforceIsNamedInTheReportAndOnEveryResult() throws IOException {
+            // Without cgexec, a root host has nothing that holds the process count.
+            TieredSandbox sandbox = TieredSandbox.builder().limits(LIMITS).which(Hosts.hiding("podman", "docker", "cgexec")).build();
+            Hosts.require(sandbox.isolationTier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + sandbox.report());
+            boolean root = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
+
+            SubprocessResult r = sandbox.runIsolated(List.of("/bin/true"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
+
+            Set<String> expected = root ? Set.of("processCount") : Set.of();
+            assertThat(sandbox.report().limitsUnenforced()).isEqualTo(expected);
+            assertThat(r.limitsUnenforced()).isEqualTo(expected);
+            if (root) {
+                assertThat(sandbox.report().rungs().get(2).why()).contains("process count NOT held", "cgexec not found");
+                assertThat(sandbox.report().describe()).contains("limits unenforced: processCount");
+            }
+        }
+
+        @Test
+        void aProbeCutShortByAnInterruptionIsNotCached() {
+            TieredSandbox sandbox = TieredSandbox.builder().which(Hosts.hiding("podman", "docker")).build();
+
+            Thread.currentThread().interrupt();
+            IsolationReport interrupted;
+            try {
+                interrupted = sandbox.report();
+            } finally {
+                Thread.interrupted();
+            }
+            IsolationReport next = sandbox.report();
+
+            Hosts.require(next.tier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + next);
+            assertThat(interrupted.tier()).as("the canary was stopped at once").isEqualTo(IsolationTier.UNAVAILABLE);
+            assertThat(next).isNotSameAs(interrupted).isSameAs(sandbox.report());
+        }
+
+        @Test
+        void theProbeRunsOnceAndEveryCallerSharesItsReport() throws Exception {
+            TieredSandbox sandbox = TieredSandbox.builder().which(Hosts.hiding("podman", "docker")).build();
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Callable<IsolationReport>> calls = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    calls.add(sandbox::report);
+                }
+                List<IsolationReport> reports = new ArrayList<>();
+                for (Future<IsolationReport> f : pool.invokeAll(calls)) {
+                    reports.add(f.get());
+                }
+                assertThat(reports).allMatch(r -> r == reports.get(0));
+                assertThat(sandbox.isolationTier()).isEqualTo(reports.get(0).tier());
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Nested
+    class Preconditions {
+        private final TieredSandbox refusing = TieredSandbox.builder().which(name -> Optional.empty()).build();
+
+        @Test
+        void anEmptyArgvIsACallerBug() throws IOException {
+            SandboxPaths ws = SandboxPaths.of(writeRoot());
+
+            assertThatThrownBy(() -> refusing.runIsolated(List.of(), ws, TIMEOUT, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("argv");
+            assertThatThrownBy(() -> refusing.runIsolated(Arrays.asList("/bin/true", null), ws, TIMEOUT, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("argv[1]");
+            assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/echo", "a\0b"), ws, TIMEOUT, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
+        }
+
+        @Test
+        void aTimeoutThatIsNotPositiveIsACallerBug() throws IOException {
+            SandboxPaths ws = SandboxPaths.of(writeRoot());
+
+            assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/true"), ws, Duration.ZERO, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("timeout must be positive, got PT0S");
+            assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/true"), ws, Duration.ofSeconds(-1), null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout must be positive");
+        }
+
+        @Test
+        void anEnvironmentNameThatIsNotAPosixNameIsACallerBug() throws IOException {
+            SandboxPaths ws = SandboxPaths.of(writeRoot());
+            Map<String, String> withNull = new HashMap<>();
+            withNull.put("A", null);
+
+            for (String bad : List.of("", "-i", "A=B", "1ABC", "A B")) {
+                assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/true"), ws, TIMEOUT, Map.of(bad, "v")))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("env names");
+            }
+            assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/true"), ws, TIMEOUT, Map.of("A", "x\0y")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
+            assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/true"), ws, TIMEOUT, withNull))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("env value of A");
+        }
+
+        @Test
+        void askingForTheNetworkIsACallerBug() throws IOException {
+            SandboxPaths ws = SandboxPaths.of(writeRoot());
+
+            assertThatThrownBy(() -> refusing.runIsolated(List.of("/bin/true"), ws, TIMEOUT, null, true))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("network");
+        }
+
+        @Test
+        void theBuilderRejectsABadOutputCapAndABadImageNamingTheParameter() {
+            assertThatThrownBy(() -> TieredSandbox.builder().outputCapBytes(255).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("outputCapBytes must be between 256");
+            assertThatThrownBy(() -> TieredSandbox.builder().outputCapBytes(TieredSandbox.MAX_OUTPUT_CAP_BYTES + 1).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("outputCapBytes");
+            for (String image : List.of("", "--privileged", "ubuntu latest", "a\nb")) {
+                assertThatThrownBy(() -> TieredSandbox.builder().containerImage(image).build())
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("containerImage");
+            }
+            assertThatThrownBy(() -> TieredSandbox.builder().limits(null)).isInstanceOf(NullPointerException.class);
+            assertThatThrownBy(() -> TieredSandbox.builder().which(null)).isInstanceOf(NullPointerException.class);
+        }
+
+        @Test
+        void theDefaultsAreTheDocumentedOnes() {
+            TieredSandbox sandbox = TieredSandbox.builder().build();
+
+            assertThat(sandbox.limits()).isEqualTo(ResourceLimits.defaults());
+            assertThat(sandbox.toString()).contains("not probed yet", "image none");
+        }
+    }
+
+    @Nested
+    class ThePathHalf {
+        private final TieredSandbox sandbox = TieredSandbox.builder().which(name -> Optional.empty()).build();
+
+        @Test
+        void delegatesToPathContainmentWithoutProbing() throws IOException {
+            Path work = writeRoot();
+            Files.writeString(work.resolve("notes.md"), "hi");
+            SandboxPaths ws = SandboxPaths.of(work);
+
+            assertThat(sandbox.resolveRead("notes.md", ws).path()).isEqualTo(work.toRealPath().resolve("notes.md"));
+            assertThat(sandbox.resolveRead("../x", ws).isInside()).isFalse();
+            assertThat(sandbox.resolveWrite("new/file.txt", ws).isInside()).isTrue();
+            assertThat(sandbox.resolveWrite("/etc/passwd", ws).isInside()).isFalse();
+            assertThat(sandbox.toString()).contains("not probed yet");
+        }
+    }
+}

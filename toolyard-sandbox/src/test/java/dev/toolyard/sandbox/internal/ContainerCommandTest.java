@@ -1,0 +1,112 @@
+package dev.toolyard.sandbox.internal;
+
+import static dev.toolyard.sandbox.internal.Fixtures.BINDS;
+import static dev.toolyard.sandbox.internal.Fixtures.DEBIAN;
+import static dev.toolyard.sandbox.internal.Fixtures.indexOf;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolyard.sandbox.ResourceLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ContainerCommandTest {
+    private static final ContainerCommand.Tools PODMAN = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN,
+            Path.of("/usr/bin/podman"), Optional.of(Path.of("/usr/sbin/runc")), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
+    private static final ContainerCommand.Tools DOCKER = new ContainerCommand.Tools(ContainerCommand.Engine.DOCKER,
+            Path.of("/usr/bin/docker"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
+    private static final ResourceLimits LIMITS = ResourceLimits.builder().memoryBytes(64L << 20).processCount(16).build();
+
+    private static List<String> run(ContainerCommand.Tools tools) {
+        return ContainerCommand.run(tools, "localhost/skeleton:1", "toolyard-abc", DEBIAN, LIMITS, BINDS,
+                Map.of("PATH", "/usr/bin", "A", "x y"), List.of("A=B", "--help"), Duration.ofMillis(1500));
+    }
+
+    @Test
+    void theContainerIsNamedNeverPulledOfflineReadOnlyAndPowerless() {
+        List<String> a = run(PODMAN);
+
+        assertThat(a.subList(0, 5)).containsExactly("/usr/bin/podman", "run", "--rm", "--name", "toolyard-abc");
+        assertThat(a).contains("--pull=never", "--network=none", "--read-only", "--cap-drop=ALL", "--cgroupns=private");
+        assertThat(indexOf(a, "--security-opt", "no-new-privileges")).isPositive();
+        assertThat(indexOf(a, "--runtime", "/usr/sbin/runc")).isPositive();
+        assertThat(a).doesNotContain("--privileged", "--network=host");
+    }
+
+    @Test
+    void memoryAndProcessesAreHeldByTheEngineAndTheRestByPrlimitInside() {
+        List<String> a = run(PODMAN);
+
+        assertThat(indexOf(a, "--memory", "67108864", "--memory-swap", "67108864")).isPositive();
+        assertThat(indexOf(a, "--pids-limit", "16")).isPositive();
+        assertThat(indexOf(a, "--ulimit", "nofile=1024:1024")).isPositive();
+        assertThat(indexOf(a, "--ulimit", "nproc=1024:1024")).isPositive();
+        assertThat(indexOf(a, "/usr/bin/prlimit", "--cpu=60", "--as=67108864", "--fsize=67108864")).isPositive();
+    }
+
+    @Test
+    void theRuntimeAndTheRootsAreBoundAtTheirOwnPathsAndOnlyTheWriteRootIsWritable() {
+        List<String> a = run(PODMAN);
+
+        assertThat(a).contains("type=bind,source=/usr,destination=/usr,readonly",
+                "type=bind,source=/etc/passwd,destination=/etc/passwd,readonly",
+                "type=bind,source=/opt/lib,destination=/opt/lib,readonly",
+                "type=bind,source=/tmp/ws,destination=/tmp/ws",
+                "type=bind,source=/srv/ref,destination=/srv/ref,readonly");
+        assertThat(a).noneMatch(arg -> arg.contains("/bin,") || arg.contains("source=/etc,"));
+        assertThat(indexOf(a, "--workdir", "/tmp/ws")).isPositive();
+    }
+
+    @Test
+    void theEnvironmentIsReplacedByTheAllowlistAndTheCommandFollowsPrlimitsSeparator() {
+        List<String> a = run(PODMAN);
+        int image = a.indexOf("localhost/skeleton:1");
+
+        assertThat(a.subList(image, a.size())).containsExactly("localhost/skeleton:1", "/usr/bin/env", "-i", "--",
+                "A=x y", "PATH=/usr/bin", "/usr/bin/prlimit", "--cpu=60", "--as=67108864", "--fsize=67108864",
+                "--nofile=1024", "--nproc=16", "--core=0", "--", "A=B", "--help");
+    }
+
+    @Test
+    void podmanOutputBypassesItsLogsAndItsOwnTimeoutBacksUpOurs() {
+        List<String> a = run(PODMAN);
+
+        assertThat(a).contains("--log-driver=passthrough", "--http-proxy=false");
+        assertThat(indexOf(a, "--timeout", "12")).as("1.5 s rounded up, plus the grace").isPositive();
+    }
+
+    @Test
+    void dockerTalksOnlyToTheLocalDaemonAndHasNoPodmanOnlyFlags() {
+        List<String> a = run(DOCKER);
+
+        assertThat(a.subList(0, 4)).containsExactly("/usr/bin/docker", "--host", "unix:///var/run/docker.sock", "run");
+        assertThat(a).doesNotContain("--runtime", "--timeout", "--log-driver=passthrough", "--http-proxy=false");
+        assertThat(a).contains("--pull=never", "--network=none");
+    }
+
+    @Test
+    void removalKillsAtOnce() {
+        assertThat(ContainerCommand.remove(PODMAN, "toolyard-abc"))
+                .containsExactly("/usr/bin/podman", "rm", "-f", "-t", "0", "toolyard-abc");
+        assertThat(ContainerCommand.remove(DOCKER, "toolyard-abc"))
+                .containsExactly("/usr/bin/docker", "--host", "unix:///var/run/docker.sock", "rm", "-f", "toolyard-abc");
+    }
+
+    @Test
+    void theClientGetsAFixedPathAndHomeAndNothingElseOfOurs() {
+        assertThat(ContainerCommand.clientEnvironment("/root", Optional.empty()))
+                .containsOnlyKeys("PATH", "HOME").containsEntry("HOME", "/root");
+        assertThat(ContainerCommand.clientEnvironment("/home/a", Optional.of("/run/user/1000")))
+                .containsEntry("XDG_RUNTIME_DIR", "/run/user/1000");
+    }
+
+    @Test
+    void theEngineTimeoutRoundsUpAndNeverOverflows() {
+        assertThat(ContainerCommand.engineTimeoutSeconds(Duration.ofSeconds(5))).isEqualTo(15);
+        assertThat(ContainerCommand.engineTimeoutSeconds(Duration.ofMillis(1))).isEqualTo(11);
+        assertThat(ContainerCommand.engineTimeoutSeconds(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(0xFFFF_FFFFL);
+    }
+}

@@ -1,0 +1,41 @@
+package dev.toolyard.sandbox.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolyard.IsolationTier;
+import dev.toolyard.sandbox.ResourceLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ContainerRungTest {
+    private static final ContainerCommand.Tools PODMAN = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN,
+            Path.of("/usr/bin/podman"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
+    private static final Map<String, String> CLIENT_ENV = Map.of("PATH", "/usr/bin", "HOME", "/root");
+
+    @Test
+    void everyLimitIsEnforcedAndTheRungIsNamedAfterItsEngine() {
+        ContainerRung rung = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV);
+
+        assertThat(rung.name()).isEqualTo("podman");
+        assertThat(rung.tier()).isEqualTo(IsolationTier.CONTAINER);
+        assertThat(rung.limitsUnenforced()).isEmpty();
+    }
+
+    @Test
+    void eachRunGetsItsOwnContainerNameAndTheClientItsOwnEnvironment() {
+        ContainerRung rung = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV);
+
+        Launch a = rung.prepare(List.of("/bin/true"), Fixtures.BINDS, Map.of(), Duration.ofSeconds(1));
+        Launch b = rung.prepare(List.of("/bin/true"), Fixtures.BINDS, Map.of(), Duration.ofSeconds(1));
+
+        String nameA = a.argv().get(a.argv().indexOf("--name") + 1);
+        String nameB = b.argv().get(b.argv().indexOf("--name") + 1);
+        assertThat(nameA).matches("toolyard-[0-9a-f]{16}").isNotEqualTo(nameB);
+        assertThat(a.environment()).isEqualTo(CLIENT_ENV);
+        assertThat(a.argv()).endsWith("/bin/true");
+    }
+}
