@@ -8,7 +8,7 @@ import java.util.List;
 /** What the CLI assumes about the host, and what to tell a user to install. */
 final class Hosts {
     /** The local image `.ci/setup-sandbox.sh` builds; no registry is ever pulled from. */
-    static final String DEFAULT_IMAGE = "localhost/toolyard-runtime:latest";
+    static final String DEFAULT_IMAGE = "localhost/toolyard-skeleton:1";
 
     private Hosts() {}
 
