@@ -37,6 +37,8 @@ public final class PidsCgroups {
     private final AtomicInteger sequence = new AtomicInteger();
     private final ConcurrentLinkedDeque<Lease> free = new ConcurrentLinkedDeque<>();
     private final ConcurrentLinkedDeque<Lease> retired = new ConcurrentLinkedDeque<>();
+    /** The pids.max last written to each pooled cgroup, so an unchanged limit costs no write. */
+    private final java.util.concurrent.ConcurrentHashMap<Path, Long> limitWritten = new java.util.concurrent.ConcurrentHashMap<>();
 
     private PidsCgroups(Path parent) {
         this.parent = parent;
@@ -130,11 +132,16 @@ public final class PidsCgroups {
             Files.createDirectories(dir);
             lease = new Lease("pids:" + PARENT + "/" + name, dir);
         }
-        try {
-            write(lease.dir().resolve("pids.max"), Long.toString(maxTasks));
-        } catch (IOException e) {
-            free.addFirst(lease);
-            throw e;
+        Long written = limitWritten.get(lease.dir());
+        if (written == null || written != maxTasks) {
+            try {
+                write(lease.dir().resolve("pids.max"), Long.toString(maxTasks));
+                limitWritten.put(lease.dir(), maxTasks);
+            } catch (IOException e) {
+                limitWritten.remove(lease.dir());
+                free.addFirst(lease);
+                throw e;
+            }
         }
         return lease;
     }
@@ -155,6 +162,10 @@ public final class PidsCgroups {
      *     the run and had to be killed, or could not be
      */
     public boolean release(Lease lease) {
+        if (charged(lease) == 0) { // nothing charged, zombies included: empty, without reading the member list
+            free.addFirst(lease);
+            return true;
+        }
         boolean clean = pids(lease).isEmpty();
         long deadline = System.nanoTime() + DRAIN_NANOS;
         while (true) {
@@ -195,6 +206,7 @@ public final class PidsCgroups {
         for (Lease lease = free.pollFirst(); lease != null; lease = free.pollFirst()) {
             try {
                 Files.delete(lease.dir());
+                limitWritten.remove(lease.dir());
             } catch (IOException e) {
                 // busy: left for the next JVM's orphan sweep
             }
@@ -207,6 +219,7 @@ public final class PidsCgroups {
             try {
                 Files.delete(lease.dir());
                 retired.remove(lease);
+                limitWritten.remove(lease.dir());
             } catch (IOException e) {
                 // still busy: try again at the next acquire
             }
