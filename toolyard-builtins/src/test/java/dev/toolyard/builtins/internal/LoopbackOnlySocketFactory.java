@@ -20,16 +20,25 @@ import javax.net.SocketFactory;
  */
 public final class LoopbackOnlySocketFactory extends SocketFactory {
     private final Set<Integer> ports;
+    private final InetAddress onlyAddress;
     private final List<InetSocketAddress> attempts = new ArrayList<>();
 
-    /** Allows any loopback port. */
-    public LoopbackOnlySocketFactory() {
-        this(Set.of());
+    /** @param ports the only loopback ports connects may go to; empty for any */
+    public LoopbackOnlySocketFactory(Set<Integer> ports) {
+        this(ports, null);
     }
 
-    /** @param ports the only ports connects may go to; empty for any */
-    public LoopbackOnlySocketFactory(Set<Integer> ports) {
+    private LoopbackOnlySocketFactory(Set<Integer> ports, InetAddress onlyAddress) {
         this.ports = Set.copyOf(ports);
+        this.onlyAddress = onlyAddress;
+    }
+
+    /**
+     * @param endpoint a loopback address and port
+     * @return a factory that refuses every connect but to exactly {@code endpoint}
+     */
+    public static LoopbackOnlySocketFactory only(InetSocketAddress endpoint) {
+        return new LoopbackOnlySocketFactory(Set.of(endpoint.getPort()), endpoint.getAddress());
     }
 
     /** @return every connect attempted through this factory, in order */
@@ -41,7 +50,11 @@ public final class LoopbackOnlySocketFactory extends SocketFactory {
         attempts.add(address);
     }
 
-    private void check(SocketAddress endpoint) throws IOException {
+    /**
+     * Checks the endpoint and returns it with a host name attached, so that nothing on the way (a
+     * Jazzer hook, a log line) can turn the address back into a name with a reverse DNS query.
+     */
+    private InetSocketAddress check(SocketAddress endpoint) throws IOException {
         if (!(endpoint instanceof InetSocketAddress address) || address.isUnresolved()) {
             throw new ConnectException("test socket factory: refusing an unresolved or unknown endpoint");
         }
@@ -55,6 +68,10 @@ public final class LoopbackOnlySocketFactory extends SocketFactory {
         if (!ports.isEmpty() && !ports.contains(address.getPort())) {
             throw new ConnectException("test socket factory: refusing a loopback port the test did not open");
         }
+        if (onlyAddress != null && !onlyAddress.equals(InetAddress.getByAddress(b))) {
+            throw new ConnectException("test socket factory: refusing a loopback address the test did not open");
+        }
+        return new InetSocketAddress(InetAddress.getByAddress("loopback-under-test", b), address.getPort());
     }
 
     @Override
@@ -62,8 +79,7 @@ public final class LoopbackOnlySocketFactory extends SocketFactory {
         return new Socket() {
             @Override
             public void connect(SocketAddress endpoint, int timeout) throws IOException {
-                check(endpoint);
-                super.connect(endpoint, timeout);
+                super.connect(check(endpoint), timeout);
             }
         };
     }
