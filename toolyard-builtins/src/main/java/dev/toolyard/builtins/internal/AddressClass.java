@@ -27,6 +27,10 @@ enum AddressClass {
     /** 169.254.0.0/16 and fe80::/10: where cloud metadata services live. */
     LINK_LOCAL;
 
+    /** Byte offsets of the IPv4 address for NAT64 prefixes of length 32, 40, 48, 56, 64 and 96 (RFC 6052). */
+    private static final int[][] NAT64_LAYOUTS =
+            {{4, 5, 6, 7}, {5, 6, 7, 9}, {6, 7, 9, 10}, {7, 9, 10, 11}, {9, 10, 11, 12}, {12, 13, 14, 15}};
+
     AddressClass worst(AddressClass other) {
         return other.ordinal() > ordinal() ? other : this;
     }
@@ -96,15 +100,16 @@ enum AddressClass {
             if (zeros(a, 4, 12)) {
                 return embedded(a, 12, PUBLIC);                 // 64:ff9b::/96, the well-known NAT64 prefix
             }
-            // The rest of 64:ff9b::/32 is local-use (RFC 8215): an operator's translator, and the IPv4
-            // address sits wherever its prefix length puts it (RFC 6052), so every layout is read.
-            return PRIVATE
-                    .worst(ofIpv4(u(a[4]), u(a[5]), u(a[6]), u(a[7])))
-                    .worst(ofIpv4(u(a[5]), u(a[6]), u(a[7]), u(a[9])))
-                    .worst(ofIpv4(u(a[6]), u(a[7]), u(a[9]), u(a[10])))
-                    .worst(ofIpv4(u(a[7]), u(a[9]), u(a[10]), u(a[11])))
-                    .worst(ofIpv4(u(a[9]), u(a[10]), u(a[11]), u(a[12])))
-                    .worst(embedded(a, 12, PRIVATE));
+            // 64:ff9b:1::/48 is for local-use translators (RFC 8215), and the rest of 64:ff9b::/32 is
+            // treated alike: an operator's translator, internal by definition. The IPv4 address sits
+            // wherever the operator's prefix length puts it (RFC 6052), so every layout is read, and any
+            // link-local reading makes the address link-local.
+            for (int[] l : NAT64_LAYOUTS) {
+                if (ofIpv4(u(a[l[0]]), u(a[l[1]]), u(a[l[2]]), u(a[l[3]])) == LINK_LOCAL) {
+                    return LINK_LOCAL;
+                }
+            }
+            return PRIVATE;
         }
         if (w0 == 0x2002) {
             return embedded(a, 2, PUBLIC);                      // 6to4

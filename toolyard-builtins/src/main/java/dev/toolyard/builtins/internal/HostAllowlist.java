@@ -171,6 +171,9 @@ final class HostAllowlist {
             if (label.isEmpty() || label.length() > 63) {
                 throw new IllegalArgumentException(where + " '" + entry + "' has an empty label or one over 63 characters");
             }
+            if (label.startsWith("-") || label.endsWith("-")) {
+                throw new IllegalArgumentException(where + " '" + entry + "' has a label that starts or ends with '-'");
+            }
             for (int i = 0; i < label.length(); i++) {
                 char c = label.charAt(i);
                 boolean ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
