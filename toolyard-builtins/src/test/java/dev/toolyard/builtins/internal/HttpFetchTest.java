@@ -506,6 +506,64 @@ class HttpFetchTest {
     }
 
     @Test
+    void theCallTimeoutBoundsTheWholeFetch() throws Exception {
+        server.enqueue(redirect(302, "/slow"));
+        server.enqueue(text("text/plain", "late").newBuilder().bodyDelay(3, TimeUnit.SECONDS).build());
+        Tool tool = tool(List.of(ALLOWED, "127.0.0.1"),
+                FetchLimits.builder().callTimeout(Duration.ofMillis(300)).build());
+        ToolResult r = fetch(tool, url("/"));
+        assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
+        assertThat(r.reason()).contains(Reason.TRANSPORT_ERROR);
+    }
+
+    @Test
+    void localhostWithBothLoopbackAnswersReachesTheOneThatListens() throws Exception {
+        ScriptedResolver dualStack = new ScriptedResolver().answer("localhost", "::1", "127.0.0.1");
+        Tool tool = BuiltinTools.httpFetch(List.of("localhost"), dualStack, FetchLimits.defaults(), sockets);
+        server.enqueue(text("text/plain", "over IPv4"));
+        assertThat(fetch(tool, "http://localhost:" + port + "/").content()).isEqualTo("over IPv4");
+        assertThat(sockets.attempts()).allSatisfy(a -> assertThat(a.getAddress().isLoopbackAddress()).isTrue());
+    }
+
+    @Test
+    void concurrentFetchesThroughOneToolAreIndependent() throws Exception {
+        Tool tool = defaultTool();
+        ToolExecutor executor = executor(tool);
+        int calls = 16;
+        for (int i = 0; i < calls; i++) {
+            server.enqueue(text("text/plain", "same"));
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<ToolResult>> results = new java.util.ArrayList<>();
+            for (int i = 0; i < calls; i++) {
+                int n = i;
+                results.add(pool.submit(() -> executor.execute(
+                        ToolCallRequest.of(HttpFetch.NAME, Map.of("url", url("/" + n))), context())));
+            }
+            for (java.util.concurrent.Future<ToolResult> f : results) {
+                assertThat(f.get(30, TimeUnit.SECONDS).content()).isEqualTo("same");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(server.getRequestCount()).isEqualTo(calls);
+        assertThat(resolver.questions()).hasSize(calls).containsOnly(ALLOWED);
+    }
+
+    @Test
+    void aResolverThatThrowsIsTheApplicationsBugAndAHandlerError() throws Exception {
+        dev.toolyard.builtins.Resolver broken = host -> {
+            throw new IllegalStateException("resolver bug");
+        };
+        Tool tool = BuiltinTools.httpFetch(List.of(ALLOWED), broken, FetchLimits.defaults(), sockets);
+        ToolResult r = fetch(tool, url("/"));
+        assertThat(r.reason()).contains(Reason.HANDLER_ERROR);
+        assertThat(r.reasonDetail()).isEqualTo(IllegalStateException.class.getName());
+        assertThat(server.getRequestCount()).isZero();
+    }
+
+    @Test
     void httpsToAServerThatSpeaksPlainHttpIsATransportError() throws Exception {
         // The server waits for a request line that never ends; the read timeout ends the handshake.
         Tool tool = tool(List.of(ALLOWED, "127.0.0.1"),
@@ -554,11 +612,14 @@ class HttpFetchTest {
     }
 
     private ToolResult fetch(Tool tool, String url) {
-        ToolContext context = ToolContext.builder("inv-http", SandboxPaths.of(workspace))
+        return executor(tool).execute(ToolCallRequest.of(HttpFetch.NAME, Map.of("url", url)), context());
+    }
+
+    private ToolContext context() {
+        return ToolContext.builder("inv-http", SandboxPaths.of(workspace))
                 .egressCeiling(EgressClass.ALLOWLISTED)
                 .timeout(Duration.ofSeconds(20))
                 .build();
-        return executor(tool).execute(ToolCallRequest.of(HttpFetch.NAME, Map.of("url", url)), context);
     }
 
     private void assertRefused(ToolResult r, Reason reason, int requestsSeen) {
