@@ -261,25 +261,26 @@ final class EgressCheck {
         }
     }
 
+    /**
+     * Refuses whitespace, control and format characters (zero-width and bidirectional marks, the
+     * invisible tag characters U+E0000-U+E007F) and unpaired surrogates anywhere, and backslashes,
+     * which parsers read differently.
+     */
     private static void checkCharacters(String s, String what) throws FetchProblem {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            int type = Character.getType(c);
-            if (c <= 0x20 || Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            int type = Character.getType(cp);
+            if (cp <= 0x20 || Character.isISOControl(cp) || Character.isWhitespace(cp) || Character.isSpaceChar(cp)
                     || type == Character.FORMAT) {
-                throw malformed("the " + what + " contains whitespace or a control character");
+                throw malformed("the " + what + " contains whitespace or a control or invisible character");
             }
-            if (Character.isSurrogate(c)) {
-                boolean paired = Character.isHighSurrogate(c) && i + 1 < s.length()
-                        && Character.isLowSurrogate(s.charAt(i + 1));
-                if (!paired) {
-                    throw malformed("the " + what + " contains an unpaired surrogate");
-                }
-                i++;
+            if (type == Character.SURROGATE) {
+                throw malformed("the " + what + " contains an unpaired surrogate");
             }
-            if (c == '\\') {
+            if (cp == '\\') {
                 throw malformed("the " + what + " contains a backslash, which parsers read differently; use '/'");
             }
+            i += Character.charCount(cp);
         }
     }
 

@@ -63,6 +63,22 @@ class EgressCheckTest {
                 .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.reason()).isEqualTo(reason));
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"https://docs.example/\uDB40\uDC41", "https://docs.example/\uD800",
+            "https://docs.example/\uDC00x", "https://docs.example/\u2028", "https://docs.example/\u3000",
+            "https://docs.example/\u0085", "https://docs.example/\u00ad", "https://docs.example/\ufeff"})
+    void invisibleAndUnpairedCharactersAreMalformed(String url) {
+        assertThatThrownBy(() -> check.check(url, new HashMap<>()))
+                .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.reason()).isEqualTo(Reason.MALFORMED_URL));
+        assertThat(resolver.questions()).isEmpty();
+    }
+
+    @Test
+    void aPairedAstralCharacterInThePathIsFine() throws Exception {
+        assertThat(check.check("https://docs.example/\uD83D\uDE00", new HashMap<>()).url().encodedPath())
+                .isEqualTo("/%F0%9F%98%80");
+    }
+
     @Test
     void aRedirectWithoutALocationIsAnHttpStatusFailure() throws Exception {
         Map<String, List<InetAddress>> resolved = new HashMap<>();

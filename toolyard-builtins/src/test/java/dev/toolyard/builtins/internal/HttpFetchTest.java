@@ -114,9 +114,14 @@ class HttpFetchTest {
     @Test
     void anUppercaseSpellingOfAnAllowlistedNameIsThatName() throws Exception {
         server.enqueue(text("text/plain", "ok"));
-        ToolResult r = fetch(defaultTool(), "HTTP://DOCS.Example:" + port + "/");
-        assertThat(r.status()).isEqualTo(ToolStatus.OK);
-        assertThat(resolver.questions()).containsExactly(ALLOWED);
+        server.enqueue(text("text/plain", "ok"));
+        Tool tool = defaultTool();
+        assertThat(fetch(tool, "HTTP://DOCS.Example:" + port + "/").status()).isEqualTo(ToolStatus.OK);
+        // Full-width letters map to ASCII under IDNA: the host connected to and sent is docs.example.
+        assertThat(fetch(tool, "http://\uff44\uff4f\uff43\uff53.example:" + port + "/").status()).isEqualTo(ToolStatus.OK);
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Host")).isEqualTo("docs.example:" + port);
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Host")).isEqualTo("docs.example:" + port);
+        assertThat(resolver.questions()).containsExactly(ALLOWED, ALLOWED);
     }
 
     @Test
