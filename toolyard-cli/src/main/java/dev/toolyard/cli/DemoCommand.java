@@ -98,7 +98,8 @@ final class DemoCommand implements Callable<Integer> {
         List<ToolResult> results = new ArrayList<>();
         Table table = new Table("#", "what the model tried", "tool", "status", "reason", "ms");
         try (JdbcToolCallStore store = JdbcToolCallStore.sqlite(storeFile)) {
-            ToolExecutor executor = Toolbox.executor(sandbox, store, List.of(DOCS_HOST), resolver);
+            // A name that resolves to loopback is fetched only if that address is allowlisted too (anti-rebinding).
+            ToolExecutor executor = Toolbox.executor(sandbox, store, List.of(DOCS_HOST, "127.0.0.1"), resolver);
             int n = 1;
             for (Step step : steps) {
                 ToolResult r = executor.execute(ToolCallRequest.of(step.tool, step.args), step.context);
