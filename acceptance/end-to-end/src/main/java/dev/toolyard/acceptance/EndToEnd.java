@@ -44,6 +44,7 @@ public final class EndToEnd {
         trajectory(checks);
         noTierVisible(checks);
         readmeExamples(checks, project.resolve("README.md"));
+        namedTestsExist(checks, project);
         checks.exit();
     }
 
@@ -108,6 +109,48 @@ public final class EndToEnd {
                     && !records.get(0).reasonDetail().isEmpty(), "(c) the record says why: "
                     + (records.isEmpty() ? "none" : records.get(0).reasonDetail()));
         }
+    }
+
+    /**
+     * (e) every test the documentation names as proof exists: {@code Class.method}, and {@code …end} for a
+     * method of the class named last whose name ends so.
+     */
+    private static void namedTestsExist(Checks checks, Path project) throws Exception {
+        java.util.Map<String, String> sources = new java.util.HashMap<>();
+        try (java.util.stream.Stream<Path> files = Files.walk(project)) {
+            for (Path f : (Iterable<Path>) files.filter(f -> f.toString().contains("/src/test/java/")
+                    && f.toString().endsWith("Test.java"))::iterator) {
+                sources.merge(f.getFileName().toString().replace(".java", ""), Files.readString(f), String::concat);
+            }
+        }
+        List<Path> docs = new ArrayList<>(List.of(project.resolve("README.md"), project.resolve("SECURITY.md")));
+        try (java.util.stream.Stream<Path> files = Files.walk(project.resolve("docs"))) {
+            files.filter(f -> f.toString().endsWith(".md")).forEach(docs::add);
+        }
+        Pattern ref = Pattern.compile("`(\\w+Test)\\.(\\w+)`|`\u2026(\\w+)`");
+        int named = 0;
+        List<String> missing = new ArrayList<>();
+        for (Path doc : docs) {
+            String lastClass = null;
+            Matcher m = ref.matcher(Files.readString(doc));
+            while (m.find()) {
+                String cls = m.group(1) != null ? m.group(1) : lastClass;
+                String method = m.group(1) != null ? m.group(2) : m.group(3);
+                lastClass = cls;
+                if (cls == null) {
+                    continue;
+                }
+                named++;
+                String source = sources.get(cls);
+                // "…Suffix" names another method of the same class by the end of its name
+                String prefix = m.group(1) != null ? "void " : "void \\w*";
+                if (source == null || !Pattern.compile(prefix + Pattern.quote(method) + "\\(").matcher(source).find()) {
+                    missing.add(project.relativize(doc) + ": " + cls + "." + method);
+                }
+            }
+        }
+        checks.that(named > 0 && missing.isEmpty(), "(e) the " + named + " tests the documentation names exist"
+                + (missing.isEmpty() ? "" : "; missing: " + missing));
     }
 
     /** (d) every ```java block of the README compiles as written, and each with a main method runs. */
