@@ -55,7 +55,15 @@ public final class Text {
             return new Capped(s, false);
         }
         String label = label(maxBytes, total);
-        long budget = maxBytes - utf8Length(label);
+        return new Capped(prefixWithin(s, maxBytes - utf8Length(label)) + label, true);
+    }
+
+    /**
+     * @param s the text
+     * @param budgetBytes the most UTF-8 bytes the prefix may take
+     * @return the longest prefix of {@code s} within the budget that ends on a character boundary
+     */
+    public static String prefixWithin(String s, long budgetBytes) {
         int end = 0;
         long used = 0;
         int len = s.length();
@@ -73,13 +81,13 @@ public final class Text {
             } else {
                 width = 3;
             }
-            if (used + width > budget) {
+            if (used + width > budgetBytes) {
                 break;
             }
             used += width;
             end += chars;
         }
-        return new Capped(s.substring(0, end) + label, true);
+        return s.substring(0, end);
     }
 
     /**

@@ -103,7 +103,7 @@ public final class OutputCapture implements Runnable {
             return Text.cap(s, cap);
         }
         String label = Text.label(cap, received);
-        return new Text.Capped(prefixWithin(s, cap - Text.utf8Length(label)) + label, true);
+        return new Text.Capped(Text.prefixWithin(s, cap - Text.utf8Length(label)) + label, true);
     }
 
     /** Malformed input becomes U+FFFD; a sequence cut by the cap is dropped rather than replaced. */
@@ -119,32 +119,5 @@ public final class OutputCapture implements Runnable {
         }
         out.flip();
         return out.toString();
-    }
-
-    private static String prefixWithin(String s, long budget) {
-        long used = 0;
-        int end = 0;
-        int len = s.length();
-        while (end < len) {
-            char c = s.charAt(end);
-            int width;
-            int chars = 1;
-            if (c < 0x80) {
-                width = 1;
-            } else if (c < 0x800) {
-                width = 2;
-            } else if (Character.isHighSurrogate(c) && end + 1 < len && Character.isLowSurrogate(s.charAt(end + 1))) {
-                width = 4;
-                chars = 2;
-            } else {
-                width = 3;
-            }
-            if (used + width > budget) {
-                break;
-            }
-            used += width;
-            end += chars;
-        }
-        return s.substring(0, end);
     }
 }
