@@ -389,10 +389,14 @@ public final class ToolExecutor {
             reason = null;
             status = ToolStatus.OK;
             detail = "";
-            Text.Capped capped = Text.cap(outcome.output.content(), maxContentBytes);
+            String raw = outcome.output.content();
+            Text.Capped capped = Text.cap(raw, maxContentBytes);
             content = capped.text();
             truncated = capped.truncated();
-            summary = outcome.output.summary().orElse(outcome.output.content());
+            String ownSummary = outcome.output.summary().orElse(null);
+            // The summary is usually the content itself: reuse its byte count rather than count a large text twice.
+            summary = ownSummary != null ? ownSummary
+                    : capped.totalBytes() >= 0 ? Text.cap(raw, capped.totalBytes(), maxSummaryBytes).text() : raw;
         }
         if (status != ToolStatus.OK) {
             content = Text.cap(content, maxContentBytes).text();

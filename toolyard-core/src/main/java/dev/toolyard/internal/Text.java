@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 /** UTF-8 sizes, capping on a character boundary, and digests. Exported only to ToolYard's own modules. */
 public final class Text {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final ThreadLocal<char[]> CHUNK = ThreadLocal.withInitial(() -> new char[2048]);
     private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
             return MessageDigest.getInstance("SHA-256");
@@ -21,20 +22,29 @@ public final class Text {
      * @param s the text
      * @return its UTF-8 length in bytes (an unpaired surrogate counts as the replacement's 3)
      */
-    public static long utf8Length(CharSequence s) {
-        long n = 0;
+    public static long utf8Length(String s) {
         int len = s.length();
-        for (int i = 0; i < len; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n += 1;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
+        char[] chunk = CHUNK.get();
+        long n = len; // every char is at least one byte; add what the others need beyond it
+        for (int off = 0; off < len; off += chunk.length) {
+            int end = Math.min(len, off + chunk.length);
+            s.getChars(off, end, chunk, 0); // a plain array loop compiles well whatever the string's coder
+            for (int i = 0, count = end - off; i < count; i++) {
+                char c = chunk[i];
+                if (c < 0x80) {
+                    continue;
+                }
+                if (c < 0x800) {
+                    n += 1;
+                } else if (!Character.isSurrogate(c)) {
+                    n += 2;
+                } else {
+                    int at = off + i;
+                    boolean paired = Character.isHighSurrogate(c)
+                            ? at + 1 < len && Character.isLowSurrogate(s.charAt(at + 1))
+                            : at > 0 && Character.isHighSurrogate(s.charAt(at - 1));
+                    n += paired ? 1 : 2; // a pair is 4 bytes in all; an unpaired one becomes U+FFFD, 3
+                }
             }
         }
         return n;
@@ -50,12 +60,26 @@ public final class Text {
      * @return the text, or its head followed by the label
      */
     public static Capped cap(String s, int maxBytes) {
-        long total = utf8Length(s);
-        if (total <= maxBytes) {
-            return new Capped(s, false);
+        if ((long) s.length() * 3 <= maxBytes) {
+            return new Capped(s, false, -1); // no char takes more than 3 bytes: fits, nothing to count
         }
-        String label = label(maxBytes, total);
-        return new Capped(prefixWithin(s, maxBytes - utf8Length(label)) + label, true);
+        return cap(s, utf8Length(s), maxBytes);
+    }
+
+    /**
+     * As {@link #cap(String, int)}, with the text's UTF-8 length already known.
+     *
+     * @param s the text; never {@code null}
+     * @param totalBytes {@code utf8Length(s)}
+     * @param maxBytes the cap, at least 256
+     * @return the text, or its head followed by the label
+     */
+    public static Capped cap(String s, long totalBytes, int maxBytes) {
+        if (totalBytes <= maxBytes) {
+            return new Capped(s, false, totalBytes);
+        }
+        String label = label(maxBytes, totalBytes);
+        return new Capped(prefixWithin(s, maxBytes - label.length()) + label, true, totalBytes);
     }
 
     /**
@@ -140,6 +164,12 @@ public final class Text {
         return s.substring(0, end) + "…";
     }
 
-    /** A capped text and whether it was cut. */
-    public record Capped(String text, boolean truncated) {}
+    /**
+     * A capped text, whether it was cut, and the original's UTF-8 length when it was counted.
+     *
+     * @param text the text within the cap
+     * @param truncated whether it was cut
+     * @param totalBytes the original's UTF-8 length, or -1 when the cap could be judged without counting
+     */
+    public record Capped(String text, boolean truncated, long totalBytes) {}
 }

@@ -103,7 +103,7 @@ public final class OutputCapture implements Runnable {
             return Text.cap(s, cap);
         }
         String label = Text.label(cap, received);
-        return new Text.Capped(Text.prefixWithin(s, cap - Text.utf8Length(label)) + label, true);
+        return new Text.Capped(Text.prefixWithin(s, cap - Text.utf8Length(label)) + label, true, received);
     }
 
     /** Malformed input becomes U+FFFD; a sequence cut by the cap is dropped rather than replaced. */

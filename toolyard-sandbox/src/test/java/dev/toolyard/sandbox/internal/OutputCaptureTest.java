@@ -45,7 +45,8 @@ class OutputCaptureTest {
         c.run();
 
         assertThat(c.awaitDone(0, TimeUnit.SECONDS)).isTrue();
-        assertThat(c.text()).isEqualTo(new Text.Capped("héllo\n", false));
+        assertThat(c.text().text()).isEqualTo("héllo\n");
+        assertThat(c.text().truncated()).isFalse();
         assertThat(c.overflowed()).isFalse();
         assertThat(overflows).hasValue(0);
     }
