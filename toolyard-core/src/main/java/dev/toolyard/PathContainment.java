@@ -115,16 +115,16 @@ public final class PathContainment implements Sandbox {
      * appended as written. A {@code ..} after a missing component is refused, as the kernel would.
      */
     private static Path resolveThroughAncestors(Path abs) {
-        Deque<String> todo = new ArrayDeque<>();
+        Deque<String> pending = new ArrayDeque<>();
         for (Path part : abs) {
-            todo.addLast(part.toString());
+            pending.addLast(part.toString());
         }
         Path current = FS_ROOT;
         boolean missing = false;
         int hops = 0;
         try {
-            while (!todo.isEmpty()) {
-                String name = todo.removeFirst();
+            while (!pending.isEmpty()) {
+                String name = pending.removeFirst();
                 if (name.equals(".") || name.isEmpty()) {
                     continue;
                 }
@@ -159,14 +159,14 @@ public final class PathContainment implements Sandbox {
                         expanded.addLast(part.toString());
                     }
                     while (!expanded.isEmpty()) {
-                        todo.addFirst(expanded.removeLast());
+                        pending.addFirst(expanded.removeLast());
                     }
                     if (target.isAbsolute()) {
                         current = FS_ROOT;
                     }
                     continue;
                 }
-                if (!attrs.isDirectory() && !todo.isEmpty()) {
+                if (!attrs.isDirectory() && !pending.isEmpty()) {
                     return null; // a file used as a directory
                 }
                 current = next;

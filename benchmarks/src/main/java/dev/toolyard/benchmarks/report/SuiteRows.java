@@ -47,7 +47,7 @@ final class SuiteRows {
             new Row("refusal.args_invalid", "args_invalid refusal vs the successful call (CALLER_THREAD)",
                     "RefusalBenchmark.argsInvalid", CALLER + "toolyard", Metric.SCORE,
                     List.of(new RatioAtMost(1, false), new AtMost(1, "us/op")), null,
-                    "parse, validation and networknt's formatted message for every error (closing note, 3)"),
+                    "parse and validation, then the error objects networknt builds for a violation (about 400 B that a passing call never pays; the detail itself is rendered by hand) (closing note, 3)"),
             new Row("arguments.1000_vs_100", "execute with 1,000 integers vs with 100 (CALLER_THREAD)",
                     "ArgumentSizeBenchmark.execute:integers=1000", "ArgumentSizeBenchmark.execute:integers=100",
                     Metric.SCORE, List.of(new RatioAtMost(12, false), new AtMost(100, "us/op")), null,
@@ -89,9 +89,9 @@ final class SuiteRows {
             new Row("http_fetch.1MiB", "http_fetch of a 1 MiB body from loopback vs a plain OkHttp GET (CALLER_THREAD)",
                     HTTP + "httpFetch:bodyBytes=1048576", HTTP + "plainOkHttp:bodyBytes=1048576", Metric.SCORE,
                     List.of(new RatioAtMost(1.2, false)), null,
-                    "the executor's Text.cap counts the body's UTF-8 length char by char: ~1.5 ms per MiB once"
-                            + " String.charAt's profile has seen a UTF-16 string, as in any real JVM; the handler alone"
-                            + " is about 1.1x the plain GET (closing note, 8)"),
+                    "the executor counts the body's UTF-8 length once to cap it (chunked, shared with the summary;"
+                            + " a char-by-char count twice, ~1.5 ms per MiB, before this run's code), plus copying and"
+                            + " decoding; the handler alone is about 1.1x the plain GET (closing note, 8)"),
             new Row("store.sqlite.1", "durable SQLite appends/s, 1 thread, vs in-memory appends (report)",
                     STORE + "sqliteOneThread", STORE + "inMemoryOneThread", Metric.SCORE, List.of(), null, null),
             new Row("store.sqlite.8", "durable SQLite appends/s, 8 threads, vs in-memory appends",
