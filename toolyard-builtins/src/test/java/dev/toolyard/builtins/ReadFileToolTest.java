@@ -2,11 +2,9 @@ package dev.toolyard.builtins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolyard.PathContainment;
-import dev.toolyard.PathDecision;
+import dev.toolyard.PathAccess;
 import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolContext;
@@ -25,8 +23,6 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 class ReadFileToolTest {
     @TempDir
@@ -299,13 +295,10 @@ class ReadFileToolTest {
     }
 
     private Path resolved(String candidate) {
-        PathDecision d = new PathContainment().resolveRead(candidate, ws.context.workspace());
-        assertThat(d.isInside()).isTrue();
-        return d.path();
+        return ws.resolved(candidate, PathAccess.READ);
     }
 
     private ToolOutput handle(Path resolved) throws Exception {
-        ObjectNode json = JsonMapper.builder().build().createObjectNode().put("path", resolved.toString());
-        return BuiltinTools.readFile().handler().handle(new ToolArgs(json, Map.of("path", resolved)), ws.context);
+        return ws.handleDirectly(BuiltinTools.readFile(), resolved, Map.of());
     }
 }

@@ -3,7 +3,11 @@ package dev.toolyard.builtins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.InMemoryToolCallStore;
+import dev.toolyard.PathAccess;
 import dev.toolyard.PathContainment;
+import dev.toolyard.PathDecision;
+import dev.toolyard.ToolArgs;
+import dev.toolyard.ToolOutput;
 import dev.toolyard.Tool;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallRequest;
@@ -20,6 +24,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A workspace on disk and a real executor over it: {@link PathContainment}, an
@@ -90,6 +96,25 @@ final class Workspace {
     ToolCallRecord lastRecord() {
         List<ToolCallRecord> records = store.records();
         return records.get(records.size() - 1);
+    }
+
+    /** Resolves a candidate as the executor would before calling a handler; it must be admitted. */
+    Path resolved(String candidate, PathAccess access) {
+        PathDecision d = access == PathAccess.READ
+                ? new PathContainment().resolveRead(candidate, context.workspace())
+                : new PathContainment().resolveWrite(candidate, context.workspace());
+        assertThat(d.isInside()).as(d.toString()).isTrue();
+        return d.path();
+    }
+
+    /**
+     * Calls a tool's handler directly with an already-resolved {@code path}, as the executor does after
+     * its checks, so a test can change the file system between resolution and handling.
+     */
+    ToolOutput handleDirectly(Tool tool, Path resolved, Map<String, String> otherArguments) throws Exception {
+        ObjectNode json = JsonMapper.builder().build().createObjectNode().put("path", resolved.toString());
+        otherArguments.forEach(json::put);
+        return tool.handler().handle(new ToolArgs(json, Map.of("path", resolved)), context);
     }
 
     /** Writes a file under the write root, creating parents. */

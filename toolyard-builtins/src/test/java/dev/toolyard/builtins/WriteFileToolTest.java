@@ -2,10 +2,8 @@ package dev.toolyard.builtins;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolyard.PathContainment;
-import dev.toolyard.PathDecision;
+import dev.toolyard.PathAccess;
 import dev.toolyard.Reason;
-import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolOutput;
 import dev.toolyard.ToolResult;
@@ -23,8 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 class WriteFileToolTest {
     @TempDir
@@ -375,15 +371,10 @@ class WriteFileToolTest {
     }
 
     private Path resolved(String candidate) {
-        PathDecision d = new PathContainment().resolveWrite(candidate, ws.context.workspace());
-        assertThat(d.isInside()).as(d.toString()).isTrue();
-        return d.path();
+        return ws.resolved(candidate, PathAccess.WRITE);
     }
 
     private ToolOutput handle(Path resolved, String content) throws Exception {
-        ObjectNode json = JsonMapper.builder().build().createObjectNode()
-                .put("path", resolved.toString())
-                .put("content", content);
-        return BuiltinTools.writeFile().handler().handle(new ToolArgs(json, Map.of("path", resolved)), ws.context);
+        return ws.handleDirectly(BuiltinTools.writeFile(), resolved, Map.of("content", content));
     }
 }
