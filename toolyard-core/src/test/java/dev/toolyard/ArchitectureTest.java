@@ -35,6 +35,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void theExecutorsHotPathTakesNoLockOfItsOwn() {
+        noClasses().that().haveFullyQualifiedName(ToolExecutor.class.getName())
+                .or().haveFullyQualifiedName(InMemoryToolCallStore.class.getName())
+                .or().haveFullyQualifiedName(dev.toolyard.internal.Deadlines.class.getName())
+                .or().haveFullyQualifiedName(ToolRegistry.class.getName())
+                .should().dependOnClassesThat().haveSimpleNameEndingWith("Lock")
+                .orShould().callMethod(Object.class, "wait")
+                .because("throughput should scale with threads; deadlines park with LockSupport, never a lock")
+                .check(CORE);
+    }
+
+    @Test
     void theApiDoesNotDependOnInternalsOfOtherModules() {
         noClasses().that().resideOutsideOfPackage("..internal..")
                 .should().dependOnClassesThat().resideInAnyPackage(
