@@ -283,39 +283,20 @@ public class HttpFetchBenchmark {
         for (int i = 0; i < n; i++) {
             diff[i] = tool[i] - plain[i];
         }
-        double meanTool = mean(tool);
-        double meanPlain = mean(plain);
-        double meanDiff = mean(diff);
-        double halfWidth = 3.29 * sd(diff, meanDiff) / Math.sqrt(n); // 99.9%, normal approximation
+        double meanTool = Stats.mean(tool);
+        double meanPlain = Stats.mean(plain);
+        double meanDiff = Stats.mean(diff);
+        double halfWidth = 3.29 * Stats.sd(diff, meanDiff) / Math.sqrt(n); // 99.9%, normal approximation
         System.out.printf(Locale.ROOT, "paired, %,d B body, %d pairs after %d warm-up pairs, alternating:%n"
                         + "  http_fetch          mean %.1f us, median %.1f us%n"
                         + "  plain OkHttp        mean %.1f us, median %.1f us%n"
                         + "  http_fetch - plain  %.1f ± %.1f us (99.9%%): ratio of means %.3f, of medians %.3f%n",
-                b.bodyBytes, n, n, meanTool, median(tool), meanPlain, median(plain), meanDiff, halfWidth,
-                meanTool / meanPlain, median(tool) / median(plain));
+                b.bodyBytes, n, n, meanTool, Stats.median(tool), meanPlain, Stats.median(plain), meanDiff, halfWidth,
+                meanTool / meanPlain, Stats.median(tool) / Stats.median(plain));
     }
 
-    private static double mean(double[] v) {
-        double s = 0;
-        for (double x : v) {
-            s += x;
-        }
-        return s / v.length;
-    }
 
-    private static double sd(double[] v, double mean) {
-        double s = 0;
-        for (double x : v) {
-            s += (x - mean) * (x - mean);
-        }
-        return Math.sqrt(s / Math.max(1, v.length - 1));
-    }
 
-    private static double median(double[] v) {
-        double[] c = v.clone();
-        java.util.Arrays.sort(c);
-        return c[c.length / 2];
-    }
 
     /** ASCII text lines of exactly {@code size} bytes, as a page of plain text would be. */
     static byte[] body(int size) {

@@ -231,15 +231,15 @@ public class SandboxBenchmark {
             for (int i = 0; i < n; i++) {
                 diff[i] = library[i] - bare[i];
             }
-            double meanLibrary = mean(library);
-            double meanBare = mean(bare);
-            double meanDiff = mean(diff);
-            double halfWidth = 3.29 * sd(diff, meanDiff) / Math.sqrt(n); // 99.9%, normal approximation
+            double meanLibrary = Stats.mean(library);
+            double meanBare = Stats.mean(bare);
+            double meanDiff = Stats.mean(diff);
+            double halfWidth = 3.29 * Stats.sd(diff, meanDiff) / Math.sqrt(n); // 99.9%, normal approximation
             System.out.printf(Locale.ROOT, "paired, %d runs each, alternating:%n"
                             + "  runIsolated     mean %.3f ms, median %.3f ms%n"
                             + "  bare argv       mean %.3f ms, median %.3f ms%n"
                             + "  library - bare  %.3f ± %.3f ms (99.9%%): ratio %.3f, overhead %.1f%% of the bare run%n",
-                    n, meanLibrary, median(library), meanBare, median(bare), meanDiff, halfWidth,
+                    n, meanLibrary, Stats.median(library), meanBare, Stats.median(bare), meanDiff, halfWidth,
                     meanLibrary / meanBare, 100 * meanDiff / meanBare);
         } finally {
             b.tearDown();
@@ -256,25 +256,6 @@ public class SandboxBenchmark {
         return System.nanoTime() - t;
     }
 
-    private static double mean(double[] v) {
-        double s = 0;
-        for (double x : v) {
-            s += x;
-        }
-        return s / v.length;
-    }
 
-    private static double sd(double[] v, double mean) {
-        double s = 0;
-        for (double x : v) {
-            s += (x - mean) * (x - mean);
-        }
-        return Math.sqrt(s / Math.max(1, v.length - 1));
-    }
 
-    private static double median(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        return c[c.length / 2];
-    }
 }
