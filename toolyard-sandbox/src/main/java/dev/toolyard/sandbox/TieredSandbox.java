@@ -15,6 +15,7 @@ import dev.toolyard.sandbox.internal.Launch;
 import dev.toolyard.sandbox.internal.Rung;
 import dev.toolyard.sandbox.internal.SandboxFiles;
 import dev.toolyard.sandbox.internal.SandboxIds;
+import dev.toolyard.sandbox.internal.SeccompFilter;
 import dev.toolyard.sandbox.internal.Supervisor;
 import dev.toolyard.sandbox.internal.Which;
 import java.io.IOException;
@@ -211,10 +212,24 @@ public final class TieredSandbox implements Sandbox {
         }
     }
 
-    /** @return the private files of this sandbox's runs; empty (and logged) if they cannot be written */
+    /**
+     * @return the private files of this sandbox's runs, ToolYard's seccomp filter among them; empty (and
+     *     logged) if they cannot be written, in which case the report says no filter is loaded
+     */
     private Optional<SandboxFiles> writeFiles() {
+        Optional<byte[]> program;
+        Optional<String> profile;
         try {
-            return Optional.of(SandboxFiles.write(HostLayout.inspect(), Optional.empty(), Optional.empty()));
+            SeccompFilter filter = SeccompFilter.standard();
+            program = Optional.of(filter.bpfProgramForHost());
+            profile = Optional.of(filter.ociProfileJson());
+        } catch (IllegalStateException e) {
+            LOG.log(System.Logger.Level.WARNING, "no seccomp filter for this architecture: " + e.getMessage());
+            program = Optional.empty();
+            profile = Optional.empty();
+        }
+        try {
+            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile));
         } catch (IOException | UncheckedIOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not write the sandbox's private files; /etc entries are bound "
                     + "one by one and no seccomp filter is loaded: " + e);

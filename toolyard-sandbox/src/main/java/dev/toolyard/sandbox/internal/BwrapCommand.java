@@ -3,9 +3,11 @@ package dev.toolyard.sandbox.internal;
 import dev.toolyard.sandbox.ResourceLimits;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The command line of a run on the bubblewrap rung:
@@ -38,7 +40,8 @@ import java.util.Optional;
  * so a root under {@code /tmp} is not hidden by it; the write root read-write, {@code nosuid} and
  * {@code nodev} (bubblewrap binds everything so), the read roots read-only, at their own paths;
  * bubblewrap's environment cleared; the seccomp program loaded last before the command; {@code /}
- * remounted read-only. Stateless.
+ * remounted read-only; {@code env -i -C <write root>} last, with exactly the allowlisted environment
+ * (bubblewrap sets {@code PWD} after any clearing) and the write root as working directory. Stateless.
  */
 public final class BwrapCommand {
     private BwrapCommand() {}
@@ -137,12 +140,17 @@ public final class BwrapCommand {
         a.add("1777");
         a.add("--tmpfs");
         a.add("/tmp");
+        Set<Path> made = new HashSet<>();
+        if (root) {
+            parents(a, binds.writeRoot(), made);
+        }
         bind(a, "--bind", binds.writeRoot());
         for (Path r : binds.readRoots()) {
+            if (root) {
+                parents(a, r, made);
+            }
             bind(a, "--ro-bind", r);
         }
-        a.add("--chdir");
-        a.add(binds.writeRoot().toString());
         a.add("--clearenv");
         if (run.seccompProgram().isPresent()) {
             a.add("--seccomp");
@@ -162,9 +170,32 @@ public final class BwrapCommand {
             a.add("--pdeathsig=keep");
             a.add("--");
         }
-        a.addAll(Limits.environment(tools.env(), env));
+        // The working directory is entered by env, as the command's uid: bubblewrap, root without
+        // CAP_DAC_OVERRIDE by then, cannot enter a write root that is the sandbox uid's and 0700.
+        a.addAll(Limits.environment(tools.env(), Optional.of(binds.writeRoot()), env));
         a.addAll(command);
         return a;
+    }
+
+    /**
+     * Creates the directories above a bind's destination {@code 0755} first: bubblewrap run by root
+     * would make them {@code 0700}, which the command's uid could not pass through.
+     */
+    private static void parents(List<String> a, Path dest, Set<Path> made) {
+        Path p = dest.getParent();
+        List<Path> chain = new ArrayList<>();
+        while (p != null && p.getParent() != null) {
+            chain.add(0, p);
+            p = p.getParent();
+        }
+        for (Path dir : chain) {
+            if (made.add(dir)) {
+                a.add("--perms");
+                a.add("0755");
+                a.add("--dir");
+                a.add(dir.toString());
+            }
+        }
     }
 
     private static void bind(List<String> a, String flag, Path p) {

@@ -126,7 +126,9 @@ public final class ContainerCommand {
             mount(a, e, true);
         }
         a.add("--mount");
-        a.add("type=bind,source=" + binds.writeRoot() + ",destination=" + binds.writeRoot() + ",nosuid,nodev");
+        // Docker's --mount has no such options (its binds are not nosuid); podman's has.
+        a.add("type=bind,source=" + binds.writeRoot() + ",destination=" + binds.writeRoot()
+                + (tools.engine() == Engine.PODMAN ? ",nosuid,nodev" : ""));
         for (Path r : binds.readRoots()) {
             mount(a, r, true);
         }

@@ -77,9 +77,22 @@ final class Limits {
 
     /** @return {@code env -i -- NAME=VALUE...}, in name order, ready for the command */
     static List<String> environment(Path envTool, Map<String, String> env) {
-        List<String> a = new ArrayList<>(3 + env.size());
+        return environment(envTool, Optional.empty(), env);
+    }
+
+    /**
+     * @param chdir the working directory {@code env} changes to before it runs the command ({@code -C}),
+     *     as the command's uid; empty to keep the current one
+     * @return {@code env -i [-C DIR] -- NAME=VALUE...}, in name order, ready for the command
+     */
+    static List<String> environment(Path envTool, Optional<Path> chdir, Map<String, String> env) {
+        List<String> a = new ArrayList<>(5 + env.size());
         a.add(envTool.toString());
         a.add("-i");
+        if (chdir.isPresent()) {
+            a.add("-C");
+            a.add(chdir.get().toString());
+        }
         a.add("--");
         for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
             a.add(e.getKey() + "=" + e.getValue());

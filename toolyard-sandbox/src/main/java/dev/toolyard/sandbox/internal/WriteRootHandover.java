@@ -28,7 +28,9 @@ import java.util.Map;
  * <ul>
  *   <li>a regular file with more than one hard link: a link to {@code /etc/shadow} planted in the
  *       workspace must not hand {@code /etc/shadow} to the sandbox;</li>
- *   <li>device nodes;</li>
+ *   <li>anything but regular files and directories: device nodes are never handed over, and the
+ *       owner of a symbolic link, a pipe or a socket matters only in a sticky directory (the command
+ *       may remove or replace them as the owner of the directory holding them);</li>
  *   <li>entries another user owns (not root, not a sandbox uid): they are that user's.</li>
  * </ul>
  *
@@ -41,8 +43,6 @@ public final class WriteRootHandover {
     private static final int S_IFMT = 0170000;
     private static final int S_IFREG = 0100000;
     private static final int S_IFDIR = 0040000;
-    private static final int S_IFCHR = 0020000;
-    private static final int S_IFBLK = 0060000;
 
     private WriteRootHandover() {}
 
@@ -110,7 +110,10 @@ public final class WriteRootHandover {
                 continue; // another file system mounted here: not handed over, not entered
             }
             int type = (Integer) a.get("mode") & S_IFMT;
-            if (type == S_IFCHR || type == S_IFBLK) {
+            if (type != S_IFREG && type != S_IFDIR) {
+                // Devices are never handed over; a link's owner matters only in a sticky directory, and the
+                // command may remove or replace links, pipes and sockets as the owner of their directory.
+                // (Changing an owner through a directory descriptor opens the entry: a pipe would block.)
                 continue;
             }
             if (type == S_IFREG && (Integer) a.get("nlink") > 1) {
@@ -119,13 +122,17 @@ public final class WriteRootHandover {
             if (to.wants(a)) {
                 PosixFileAttributeView view = dir.getFileAttributeView(name, PosixFileAttributeView.class,
                         LinkOption.NOFOLLOW_LINKS);
-                PosixFileAttributes now = view.readAttributes();
                 // The path was read through its parents' names, the change goes through the directory's
                 // descriptor: change only the very file that was checked.
-                if (now.fileKey() != null && now.fileKey().equals(a.get("fileKey"))) {
-                    view.setOwner(to.user);
-                    view.setGroup(to.group);
-                    changed++;
+                try {
+                    PosixFileAttributes now = view.readAttributes();
+                    if (now.fileKey() != null && now.fileKey().equals(a.get("fileKey"))) {
+                        view.setOwner(to.user);
+                        view.setGroup(to.group);
+                        changed++;
+                    }
+                } catch (IOException e) {
+                    // replaced or removed while we looked: left as it is
                 }
             }
             if (type == S_IFDIR) {

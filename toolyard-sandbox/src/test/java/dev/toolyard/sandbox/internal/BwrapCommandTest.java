@@ -51,7 +51,7 @@ class BwrapCommandTest {
         assertThat(b).doesNotContain("--unshare-user", "--unshare-all", "--share-net", "--dev-bind");
         assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/setpriv", "--reuid=2147450881", "--regid=2147450882",
                 "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--pdeathsig=keep", "--",
-                "/usr/bin/env", "-i", "--", "A=1", "B=2", "/bin/sh", "-c", "echo hi");
+                "/usr/bin/env", "-i", "-C", "/tmp/ws", "--", "A=1", "B=2", "/bin/sh", "-c", "echo hi");
     }
 
     @Test
@@ -62,7 +62,7 @@ class BwrapCommandTest {
         assertThat(bwrap(a).subList(1, 10)).containsExactly("--unshare-all", "--unshare-user", "--disable-userns",
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--as-pid-1", "--ro-bind");
         assertThat(a).doesNotContain("/usr/bin/setpriv", "--cap-add", "--seccomp");
-        assertThat(a.subList(separator + 1, a.size())).startsWith("/usr/bin/env", "-i", "--");
+        assertThat(a.subList(separator + 1, a.size())).startsWith("/usr/bin/env", "-i", "-C", "/tmp/ws", "--");
         assertThat(a.get(9)).as("no seccomp program").isEqualTo("-");
     }
 
@@ -125,7 +125,19 @@ class BwrapCommandTest {
         assertThat(indexOf(a, "--ro-bind", "/tmp/data", "/tmp/data")).isGreaterThan(tmpfs);
         assertThat(indexOf(a, "--ro-bind", "/srv/ref", "/srv/ref")).isGreaterThan(tmpfs);
         assertThat(indexOf(a, "--bind", "/srv/ref", "/srv/ref")).as("read roots are never writable").isEqualTo(-1);
-        assertThat(indexOf(a, "--chdir", "/tmp/ws")).isPositive();
+        assertThat(indexOf(a, "-C", "/tmp/ws")).as("env enters it, as the command's uid").isGreaterThan(a.indexOf("--"));
+        assertThat(a).doesNotContain("--chdir");
+    }
+
+    @Test
+    void asRootTheDirectoriesAboveEachRootAreMadeSearchableBeforeItIsBound() {
+        List<String> a = argv(AS_ROOT);
+        int bind = indexOf(a, "--bind", "/tmp/ws", "/tmp/ws");
+
+        assertThat(indexOf(a, "--perms", "0755", "--dir", "/tmp")).isPositive().isLessThan(bind);
+        assertThat(indexOf(a, "--perms", "0755", "--dir", "/srv")).isPositive().isLessThan(indexOf(a, "--ro-bind", "/srv/ref", "/srv/ref"));
+        assertThat(a.stream().filter("/tmp"::equals).count()).as("each made once").isEqualTo(2); // --tmpfs /tmp, --dir /tmp
+        assertThat(argv(NOT_ROOT)).doesNotContain("--dir");
     }
 
     @Test
@@ -144,7 +156,7 @@ class BwrapCommandTest {
         List<String> a = argv(NOT_ROOT);
         int separator = a.indexOf("--");
 
-        assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/env", "-i", "--", "A=1", "B=2",
+        assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/env", "-i", "-C", "/tmp/ws", "--", "A=1", "B=2",
                 "/bin/sh", "-c", "echo hi");
     }
 }
