@@ -196,7 +196,7 @@ public final class TieredSandbox implements Sandbox {
                     rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why()));
                 }
                 String runsAs = asRoot
-                        ? ids + ", one pair lent to each run at a time; supplementary groups cleared"
+                        ? ids + ", one pair lent to each run at a time; no supplementary group but the run's own gid"
                         : "this process's uid (it is not root)";
                 IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
                         climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
