@@ -44,6 +44,11 @@ import java.util.regex.Pattern;
  * Every run gets the {@link ResourceLimits}; a limit the tier cannot enforce is named in
  * {@link IsolationReport#limitsUnenforced()} and in each {@link SubprocessResult}.
  *
+ * <p>When this process is root, no process of a run is host uid 0: each run is lent a uid and gid of
+ * its own ({@link Builder#sandboxUid(int)}), its write root is handed over to them before it starts,
+ * and the command runs as them with no other group and no capability, so that what it creates is theirs
+ * and {@code RLIMIT_NPROC} holds its process count. Both rungs load ToolYard's own seccomp filter.
+ *
  * <p>Defaults: {@link ResourceLimits#defaults()}, the executables found on this process's
  * {@code PATH}, no container image (the container rung is skipped), output capped at 1 MiB per
  * stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
@@ -155,9 +160,11 @@ public final class TieredSandbox implements Sandbox {
      * @throws IllegalArgumentException if the timeout is not positive
      * @throws IllegalArgumentException if an environment name or value is invalid
      * @throws IllegalArgumentException if a root is missing or would expose the host, as listed above,
-     *     or, on the container rung, holds a comma, a quote or a control character
+     *     or, on the container rung, holds a comma, a quote or a control character, or (this process
+     *     being root) the write root is owned by a user other than root or a sandbox uid
      * @throws NullPointerException if argv, workspace or timeout is {@code null}
-     * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe)
+     * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe),
+     *     or no sandbox uid was released within {@code timeout} ({@code sandboxIdCount} runs under way)
      */
     @Override
     public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout, Map<String, String> env) {
@@ -360,8 +367,8 @@ public final class TieredSandbox implements Sandbox {
 
         /**
          * @param which finds an executable by name ({@code podman}, {@code docker}, {@code runc},
-         *     {@code bwrap}, {@code prlimit}, {@code env}, {@code cgexec}) as an absolute path; what it
-         *     does not return, the probe does not see. Default {@link #searchPath()}
+         *     {@code prlimit}, {@code bwrap}, {@code dash}, {@code setpriv}, {@code env}) as an absolute
+         *     path; what it does not return, the probe does not see. Default {@link #searchPath()}
          * @return this builder
          * @throws NullPointerException if {@code which} is {@code null}
          */
