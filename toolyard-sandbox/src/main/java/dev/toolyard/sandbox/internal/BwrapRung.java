@@ -83,22 +83,22 @@ public final class BwrapRung implements Rung {
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
         Optional<SandboxIds.Lease> lease = Optional.empty();
         if (ids.isPresent()) {
-            lease = Optional.of(ids.get().acquire(saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
+            lease = Optional.of(ids.get().acquire(binds.writeRoot(), saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
                     new IOException("no sandbox uid was free within the timeout: more than " + ids.get().count()
                             + " runs at once (" + ids.get() + ")"))));
             try {
                 WriteRootHandover.handOver(binds.writeRoot(), lease.get(), ids.get());
             } catch (IOException e) {
-                ids.get().release(lease.get());
+                ids.get().release(binds.writeRoot(), lease.get());
                 throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
             } catch (RuntimeException e) {
-                ids.get().release(lease.get());
+                ids.get().release(binds.writeRoot(), lease.get());
                 throw e;
             }
         }
         List<String> argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
                 new BwrapCommand.Run(lease, etcSnapshot, seccompProgram), limits.processCount());
-        return new BwrapLaunch(argv, ids.orElse(null), lease.orElse(null));
+        return new BwrapLaunch(argv, ids.orElse(null), lease.orElse(null), binds.writeRoot());
     }
 
     static long saturatedNanos(Duration d) {
@@ -113,11 +113,13 @@ public final class BwrapRung implements Rung {
         private final List<String> argv;
         private final SandboxIds pool;
         private final SandboxIds.Lease lease;
+        private final Path writeRoot;
 
-        BwrapLaunch(List<String> argv, SandboxIds pool, SandboxIds.Lease lease) {
+        BwrapLaunch(List<String> argv, SandboxIds pool, SandboxIds.Lease lease, Path writeRoot) {
             this.argv = List.copyOf(argv);
             this.pool = pool;
             this.lease = lease;
+            this.writeRoot = writeRoot;
         }
 
         @Override
@@ -157,14 +159,14 @@ public final class BwrapRung implements Rung {
         @Override
         public void close(Process client, boolean killed) {
             if (lease != null) {
-                pool.release(lease);
+                pool.release(writeRoot, lease);
             }
         }
 
         @Override
         public void abandon() {
             if (lease != null) {
-                pool.release(lease);
+                pool.release(writeRoot, lease);
             }
         }
     }

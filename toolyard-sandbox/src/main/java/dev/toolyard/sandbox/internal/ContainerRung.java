@@ -84,35 +84,37 @@ public final class ContainerRung implements Rung {
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
         Optional<SandboxIds.Lease> lease = Optional.empty();
         if (ids.isPresent()) {
-            lease = Optional.of(ids.get().acquire(BwrapRung.saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
+            lease = Optional.of(ids.get().acquire(binds.writeRoot(), BwrapRung.saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
                     new IOException("no sandbox uid was free within the timeout: more than " + ids.get().count()
                             + " runs at once (" + ids.get() + ")"))));
             try {
                 WriteRootHandover.handOver(binds.writeRoot(), lease.get(), ids.get());
             } catch (IOException e) {
-                ids.get().release(lease.get());
+                ids.get().release(binds.writeRoot(), lease.get());
                 throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
             } catch (RuntimeException e) {
-                ids.get().release(lease.get());
+                ids.get().release(binds.writeRoot(), lease.get());
                 throw e;
             }
         }
         String name = "toolyard-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,
                 new ContainerCommand.Run(lease, seccompProfile));
-        return new ContainerLaunch(argv, name, lease.orElse(null));
+        return new ContainerLaunch(argv, name, lease.orElse(null), binds.writeRoot());
     }
 
     private final class ContainerLaunch implements Launch {
         private final List<String> argv;
         private final String name;
         private final SandboxIds.Lease lease;
+        private final Path writeRoot;
         private volatile boolean removed;
 
-        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease) {
+        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease, Path writeRoot) {
             this.argv = List.copyOf(argv);
             this.name = name;
             this.lease = lease;
+            this.writeRoot = writeRoot;
         }
 
         @Override
@@ -137,14 +139,14 @@ public final class ContainerRung implements Rung {
                 remove();
             }
             if (lease != null) {
-                ids.get().release(lease); // the container, and every process of the run in it, is gone
+                ids.get().release(writeRoot, lease); // the container, and every process of the run in it, is gone
             }
         }
 
         @Override
         public void abandon() {
             if (lease != null) {
-                ids.get().release(lease);
+                ids.get().release(writeRoot, lease);
             }
         }
 

@@ -1,8 +1,11 @@
 package dev.toolyard.sandbox.internal;
 
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,6 +24,17 @@ import java.util.Set;
 public final class SandboxIds {
     /** Uids lent right now, by any pool of this JVM. */
     private static final Set<Integer> LENT = new HashSet<>();
+    /** The lease each write root in use has, and how many runs share it. */
+    private final Map<Path, Shared> inUse = new HashMap<>();
+
+    private static final class Shared {
+        final Lease lease;
+        int runs;
+
+        Shared(Lease lease) {
+            this.lease = lease;
+        }
+    }
 
     private final int firstUid;
     private final int firstGid;
@@ -67,6 +81,46 @@ public final class SandboxIds {
     /** @return how many pairs the pool lends */
     public int count() {
         return count;
+    }
+
+    /**
+     * Lends the pair of a run on {@code writeRoot}: the one runs under way on that write root already
+     * hold, so that one run's hand-over does not take the files from another run still working there
+     * (they then share one process count), else a pair no other run of this JVM holds.
+     *
+     * @param writeRoot the run's write root, a real path
+     * @param waitNanos how long to wait at most for a pair
+     * @return the pair; empty as {@link #acquire(long)}
+     */
+    public Optional<Lease> acquire(Path writeRoot, long waitNanos) {
+        synchronized (LENT) {
+            Shared shared = inUse.get(writeRoot);
+            if (shared != null) {
+                shared.runs++;
+                return Optional.of(shared.lease);
+            }
+            Optional<Lease> lease = acquire(waitNanos);
+            if (lease.isPresent()) {
+                Shared fresh = new Shared(lease.get());
+                fresh.runs = 1;
+                inUse.put(writeRoot, fresh);
+            }
+            return lease;
+        }
+    }
+
+    /** Ends a run on {@code writeRoot}; the pair is released when no run there holds it any more. */
+    public void release(Path writeRoot, Lease lease) {
+        synchronized (LENT) {
+            Shared shared = inUse.get(writeRoot);
+            if (shared != null && shared.lease.equals(lease)) {
+                if (--shared.runs > 0) {
+                    return;
+                }
+                inUse.remove(writeRoot);
+            }
+            release(lease);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.toolyard.sandbox.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -54,6 +55,26 @@ class SandboxIdsTest {
         ids.release(second);
 
         assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void runsOnOneWriteRootShareItsPairSoOnesHandOverDoesNotTakeTheFilesFromTheOther() {
+        SandboxIds ids = new SandboxIds(1_900_005_000, 1_900_005_000, 4);
+        Path w = Path.of("/srv/work"), other = Path.of("/srv/other");
+
+        SandboxIds.Lease a = ids.acquire(w, NO_WAIT).orElseThrow();
+        SandboxIds.Lease b = ids.acquire(w, NO_WAIT).orElseThrow();
+        SandboxIds.Lease c = ids.acquire(other, NO_WAIT).orElseThrow();
+        ids.release(w, a);
+        SandboxIds.Lease d = ids.acquire(w, NO_WAIT).orElseThrow();
+
+        assertThat(b).isEqualTo(a);
+        assertThat(c).isNotEqualTo(a);
+        assertThat(d).as("one run still held it").isEqualTo(a);
+        ids.release(w, b);
+        ids.release(w, d);
+        ids.release(other, c);
+        assertThat(ids.acquire(NO_WAIT)).as("all released, the last released first").contains(c);
     }
 
     @Test
