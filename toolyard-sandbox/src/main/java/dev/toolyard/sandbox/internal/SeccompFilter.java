@@ -331,9 +331,10 @@ public final class SeccompFilter {
                     rule(rules, d, in.arg(), 0xffff_ffff, v);
                 }
             } else if (c instanceof ArgNotIn notIn) {
-                // libseccomp allows one comparison per argument in a rule, so "not in" becomes the
-                // complement of the allowed values as a union of prefixes: "(arg & prefixMask) == prefix"
-                // for every 32-bit prefix no allowed value starts with.
+                // Two comparisons of one argument in one rule are not ANDed: with runc 1.1.5 and
+                // libseccomp 2.5.4, "NE 0" plus "NE 0xffffffff" denied personality(0) as well. So "not
+                // in" becomes the complement of the allowed values as a union of one-comparison rules,
+                // "(arg & prefixMask) == prefix" for every 32-bit prefix no allowed value starts with.
                 List<long[]> cubes = new ArrayList<>();
                 complement(new TreeSet<>(notIn.values().stream().map(Integer::toUnsignedLong).toList()), 31, 0, 0,
                         cubes);

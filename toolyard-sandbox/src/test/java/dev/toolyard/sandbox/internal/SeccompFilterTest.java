@@ -498,11 +498,13 @@ class SeccompFilterTest {
         void everyDeniedCallFailsWithEpermUnderBubblewrap() throws Exception {
             Map<String, String> r = probe("standard.bpf");
             assertThat(only(r, "deny/")).isEqualTo(SyscallProbe.expectedDenials(FILTER, requests));
+            assertThat(r).containsEntry("state/seccomp-mode", "2").containsEntry("state/no-new-privs", "1");
         }
 
         @Test
         void theFilterNotTheKernelRefusesEveryDeniedCallUnderBubblewrap() throws Exception {
             Map<String, String> control = probe(null);
+            assertThat(control).as("no filter at all").containsEntry("state/seccomp-mode", "0");
             Map<String, String> marked = probe("marked.bpf");
             Map<String, String> expected = new LinkedHashMap<>();
             SyscallProbe.expectedDenials(FILTER, requests).forEach((k, v) ->
@@ -613,11 +615,13 @@ class SeccompFilterTest {
         void everyDeniedCallFailsWithEpermInAPodmanContainer() throws Exception {
             Map<String, String> r = probe("standard.json");
             assertThat(only(r, "deny/")).isEqualTo(SyscallProbe.expectedDenials(FILTER, requests));
+            assertThat(r).containsEntry("state/seccomp-mode", "2").containsEntry("state/no-new-privs", "1");
         }
 
         @Test
         void theProfileNotTheKernelRefusesEveryDeniedCallInAPodmanContainer() throws Exception {
             Map<String, String> control = probe("unconfined");
+            assertThat(control).as("no filter at all").containsEntry("state/seccomp-mode", "0");
             Map<String, String> marked = probe("marked.json");
             Map<String, String> expected = new LinkedHashMap<>();
             SyscallProbe.expectedDenials(FILTER, requests).forEach((k, v) ->
