@@ -9,10 +9,11 @@ numbers have one source) holds one request a line:
   native <label> <hex>          x86_64 machine code run as a function returning a long (to reach
                                  the i386 and x32 ABIs, which libc.syscall cannot)
   threads <label> <n>           start n Python threads and join them
+  status <label> <field>        the value of <field> in /proc/self/status (Seccomp: 2 = filtered)
 
 Each request runs in a forked child, so a call that succeeds (in a run without the filter) cannot
 change the probe itself. Output, one line each: "<label> <errno>" for call (0 when it succeeded),
-"<label> ret=<value>" for native, "<label> 0" for threads, or "<label> signal=<n>" if the child
+"<label> ret=<value>" for native, "<label> 0" for threads, the field's value for status, or "<label> signal=<n>" if the child
 was killed (seccomp's KILL_PROCESS is SIGSYS, 31).
 """
 import ctypes
@@ -67,6 +68,15 @@ def do_threads(fields):
     return "0" if sorted(done) == list(range(n)) else "lost"
 
 
+def do_status(fields):
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key == fields[0]:
+                return value.strip()
+    return "absent"
+
+
 def run(libc, kind, fields):
     if kind == "call":
         return do_call(libc, fields)
@@ -74,6 +84,8 @@ def run(libc, kind, fields):
         return do_native(fields)
     if kind == "threads":
         return do_threads(fields)
+    if kind == "status":
+        return do_status(fields)
     return "unknown-request"
 
 

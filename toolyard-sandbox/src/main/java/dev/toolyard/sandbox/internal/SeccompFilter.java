@@ -48,7 +48,9 @@ import tools.jackson.databind.node.ObjectNode;
  *       controlling terminal).</li>
  * </ul>
  *
- * Conditions read the low 32 bits of an argument only; see {@link DeniedCall}. Immutable.
+ * Conditions read the low 32 bits of an argument only; see {@link DeniedCall}. For a call not on
+ * the list the program's answer depends on nothing but {@code arch} and {@code nr}, so the kernel's
+ * seccomp action cache (Linux 5.11) lets such calls skip the program altogether. Immutable.
  * Thread-safe.
  */
 public final class SeccompFilter {
@@ -331,9 +333,10 @@ public final class SeccompFilter {
                     rule(rules, d, in.arg(), 0xffff_ffff, v);
                 }
             } else if (c instanceof ArgNotIn notIn) {
-                // libseccomp allows one comparison per argument in a rule, so "not in" becomes the
-                // complement of the allowed values as a union of prefixes: "(arg & prefixMask) == prefix"
-                // for every 32-bit prefix no allowed value starts with.
+                // Two comparisons of one argument in one rule are not ANDed: with runc 1.1.5 and
+                // libseccomp 2.5.4, "NE 0" plus "NE 0xffffffff" denied personality(0) as well. So "not
+                // in" becomes the complement of the allowed values as a union of one-comparison rules,
+                // "(arg & prefixMask) == prefix" for every 32-bit prefix no allowed value starts with.
                 List<long[]> cubes = new ArrayList<>();
                 complement(new TreeSet<>(notIn.values().stream().map(Integer::toUnsignedLong).toList()), 31, 0, 0,
                         cubes);

@@ -65,7 +65,8 @@ final class OciProfileEvaluator {
                     onlyKeys(c, Set.of("index", "value", "valueTwo", "op"));
                     int index = c.get("index").asInt();
                     if (!seen.add(index)) {
-                        // libseccomp refuses a second comparison of the same argument in one rule
+                        // the engine does not AND two comparisons of one argument (runc 1.1.5 with
+                        // libseccomp 2.5.4 denied personality(0) under "NE 0" plus "NE 0xffffffff")
                         throw new IllegalStateException("two comparisons of arg " + index + " in one rule: " + r);
                     }
                     args.add(new Cmp(index, unsigned(c.get("value")), unsigned(c.get("valueTwo")),

@@ -19,9 +19,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -398,6 +401,14 @@ class SeccompFilterTest {
                 .anyMatch(l -> l.startsWith("Uid:") && l.split("\\s+")[1].equals("0"));
     }
 
+    /** One test per denied request, each reading the line the probe printed for it in {@code results}. */
+    static Stream<DynamicTest> onePerDeniedRequest(List<SyscallProbe.Request> requests, Map<String, String> results) {
+        Map<String, String> expected = SyscallProbe.expectedDenials(FILTER, requests);
+        return expected.entrySet().stream().map(e -> DynamicTest.dynamicTest(
+                e.getKey() + " fails with errno " + e.getValue(),
+                () -> assertThat(results.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue())));
+    }
+
     /** The shell lines of "ordinary programs" both rungs must still run under the filter. */
     static final Map<String, List<String>> ORDINARY = ordinary();
 
@@ -498,11 +509,18 @@ class SeccompFilterTest {
         void everyDeniedCallFailsWithEpermUnderBubblewrap() throws Exception {
             Map<String, String> r = probe("standard.bpf");
             assertThat(only(r, "deny/")).isEqualTo(SyscallProbe.expectedDenials(FILTER, requests));
+            assertThat(r).containsEntry("state/seccomp-mode", "2").containsEntry("state/no-new-privs", "1");
+        }
+
+        @TestFactory
+        Stream<DynamicTest> eachDeniedCallFailsUnderBubblewrap() throws Exception {
+            return onePerDeniedRequest(requests, probe("standard.bpf"));
         }
 
         @Test
         void theFilterNotTheKernelRefusesEveryDeniedCallUnderBubblewrap() throws Exception {
             Map<String, String> control = probe(null);
+            assertThat(control).as("no filter at all").containsEntry("state/seccomp-mode", "0");
             Map<String, String> marked = probe("marked.bpf");
             Map<String, String> expected = new LinkedHashMap<>();
             SyscallProbe.expectedDenials(FILTER, requests).forEach((k, v) ->
@@ -613,11 +631,18 @@ class SeccompFilterTest {
         void everyDeniedCallFailsWithEpermInAPodmanContainer() throws Exception {
             Map<String, String> r = probe("standard.json");
             assertThat(only(r, "deny/")).isEqualTo(SyscallProbe.expectedDenials(FILTER, requests));
+            assertThat(r).containsEntry("state/seccomp-mode", "2").containsEntry("state/no-new-privs", "1");
+        }
+
+        @TestFactory
+        Stream<DynamicTest> eachDeniedCallFailsInAPodmanContainer() throws Exception {
+            return onePerDeniedRequest(requests, probe("standard.json"));
         }
 
         @Test
         void theProfileNotTheKernelRefusesEveryDeniedCallInAPodmanContainer() throws Exception {
             Map<String, String> control = probe("unconfined");
+            assertThat(control).as("no filter at all").containsEntry("state/seccomp-mode", "0");
             Map<String, String> marked = probe("marked.json");
             Map<String, String> expected = new LinkedHashMap<>();
             SyscallProbe.expectedDenials(FILTER, requests).forEach((k, v) ->

@@ -45,9 +45,10 @@ public final class SyscallProbe {
     /**
      * One request to the probe.
      *
-     * @param kind {@code call}, {@code native} or {@code threads}
+     * @param kind {@code call}, {@code native}, {@code threads} or {@code status}
      * @param label unique; {@code deny/<syscall>/<variant>} for a call the filter must refuse,
-     *     {@code allow/...} for one it must let through, {@code abi/...} for a foreign ABI
+     *     {@code allow/...} for one it must let through, {@code abi/...} for a foreign ABI,
+     *     {@code state/...} for a field of {@code /proc/self/status}
      * @param fields the rest of the line
      */
     public record Request(String kind, String label, List<String> fields) {
@@ -83,6 +84,9 @@ public final class SyscallProbe {
         }
         out.addAll(allowed(arch));
         out.add(new Request("threads", "allow/python-threads", List.of("4")));
+        // 2 = SECCOMP_MODE_FILTER: a filter is loaded (the engine's own default profile counts too)
+        out.add(new Request("status", "state/seccomp-mode", List.of("Seccomp")));
+        out.add(new Request("status", "state/no-new-privs", List.of("NoNewPrivs")));
         if (arch == SeccompArch.X86_64) {
             // mov eax, 20 (getpid on i386); int 0x80; ret
             out.add(new Request("native", "abi/i386-getpid", List.of("b814000000cd80c3")));
