@@ -432,7 +432,8 @@ class TieredSandboxTest {
             assertThat(got).containsAllEntriesOf(expected);
             assertThat(expected).containsValue("38").as("clone3 is ENOSYS").containsEntry(
                     expected.keySet().stream().filter(k -> k.startsWith("deny/clone3/")).findFirst().orElseThrow(), "38");
-            assertThat(got).containsEntry("allow/python-threads", "0");
+            assertThat(got).containsEntry("allow/python-threads", "0")
+                    .containsEntry("state/seccomp-mode", "2").containsEntry("state/no-new-privs", "1");
             if (SeccompArch.host() == SeccompArch.X86_64) {
                 assertThat(got).containsEntry("abi/i386-getpid", "signal=31").containsEntry("abi/x32-getpid", "signal=31");
             }
