@@ -12,8 +12,9 @@ missing=()
 have bwrap   || missing+=(bubblewrap)
 have podman  || missing+=(podman)
 have runc    || missing+=(runc)          # crun refuses a cgroup v1 layout without systemd
-have cgexec  || missing+=(cgroup-tools)  # puts a root-run bwrap in its pids cgroup before it starts
-have prlimit || missing+=(util-linux)
+have dash    || missing+=(dash)          # the bubblewrap rung's launcher: its ulimit sets the limits
+have setpriv || missing+=(util-linux)    # as root, switches the command to the run's own uid
+have prlimit || missing+=(util-linux)    # the container rung's limits, inside the container
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing: ${missing[*]}"
   apt-get update

@@ -7,10 +7,10 @@ import dev.toolyard.sandbox.IsolationReport;
 import dev.toolyard.sandbox.TieredSandbox;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -30,24 +30,32 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The sandbox row: {@code TieredSandbox.runIsolated(["/bin/true"])} on the bubblewrap rung (podman
- * and docker hidden from the probe), beside the very command line the library builds spawned through
- * a bare {@link ProcessBuilder}, and beside a bare {@code /bin/true}. The target is on the first
- * ratio: what the library adds (argument checks, the bind set, the pids cgroup lease, the supervisor's
- * reader threads and deadline) must stay within 5% of what bubblewrap itself costs.
+ * The sandbox rows: {@code TieredSandbox.runIsolated(["/bin/true"])} on the bubblewrap rung (podman
+ * and docker hidden from the probe), beside
+ *
+ * <ul>
+ *   <li>the very command line the library builds, spawned through a bare {@link ProcessBuilder}
+ *       ({@link #bareBubblewrapProcess}): what the library adds around it (argument checks, the bind
+ *       set, the uid lease and the write root's hand-over, the supervisor's reader threads and
+ *       deadline) must stay within 5% of it;</li>
+ *   <li>a minimal hardened bubblewrap line ({@link #minimalHardenedBwrap}, the issue's:
+ *       {@code --unshare-all --cap-drop ALL --die-with-parent --new-session --ro-bind /usr /usr}, the
+ *       {@code /bin} {@code /lib} {@code /lib64} links, {@code --proc /proc --dev /dev --tmpfs /tmp
+ *       --clearenv}): the whole of ToolYard's launch (launcher, seccomp filter, uid switch, the
+ *       {@code /etc} snapshot, read-only {@code /proc/sys}, the workspace, {@code env -i}) must cost
+ *       at most 1.3 times that;</li>
+ *   <li>a bare {@code /bin/true} (report).</li>
+ * </ul>
  *
  * <p><b>The same command line.</b> The library proves its rung with a canary, which is "the exact
  * command line a real run builds" around {@code /bin/true} in a temporary workspace; the report keeps
  * it ({@link IsolationReport#canaryCommand()}). The bare baseline is that command line with the
- * canary's workspace replaced by this benchmark's. When the host runs as root the library starts
- * bubblewrap through {@code cgexec -g pids:...} so a pids cgroup holds the process count; the bare
- * baseline then keeps {@code cgexec} and the same cgroup (the pool's, which no other run uses in this
- * fork), so the comparison is like for like, and {@link #bareBubblewrapNoCgroup} drops the three
- * {@code cgexec} words to show what the cgroup costs on its own (informational row).
+ * canary's workspace replaced by this benchmark's (as root it runs the command as the canary's lent
+ * uid, which runs one after another get back first).
  *
- * <p>The bare baselines spawn as the supervisor does (working directory {@code /}, standard input
- * from {@code /dev/null}, an empty environment, output on pipes), from a {@link ProcessBuilder} built
- * once, and wait for the exit; they read no output ({@code /bin/true} writes none).
+ * <p>Every baseline spawns as the supervisor does (working directory {@code /}, standard input from
+ * {@code /dev/null}, an empty environment, output on pipes), from a {@link ProcessBuilder} built
+ * once, and waits for the exit; they read no output ({@code /bin/true} writes none).
  *
  * <p>Sample mode (each call timed), in milliseconds: a call costs milliseconds, so time-boxed
  * iterations of 2 s give hundreds to thousands of samples each. About 15 s per method, one minute
@@ -70,7 +78,7 @@ public class SandboxBenchmark {
     private SandboxPaths workspace;
     private TieredSandbox sandbox;
     private ProcessBuilder bwrapArgv;
-    private ProcessBuilder bwrapArgvNoCgroup;
+    private ProcessBuilder minimalBwrap;
     private ProcessBuilder bareTrue;
 
     /** What the probe is shown: everything on {@code PATH} but the container engines. */
@@ -90,25 +98,22 @@ public class SandboxBenchmark {
         sandbox = sandbox();
         IsolationReport report = sandbox.report();
         if (report.tier() != IsolationTier.BWRAP) {
-            throw new IllegalStateException("SandboxBenchmark needs the bubblewrap rung (apt-get install bubblewrap, "
-                    + "and cgroup-tools when running as root), but the probe found:\n" + report.describe());
+            throw new IllegalStateException("SandboxBenchmark needs the bubblewrap rung (apt-get install bubblewrap), "
+                    + "but the probe found:\n" + report.describe());
         }
-        List<String> argv = forWorkspace(report.canaryCommand(), workspace.realWriteRoot().toString());
-        List<String> noCgroup = withoutCgexec(argv);
-        if (noCgroup.equals(argv)) {
-            System.err.println("SandboxBenchmark: the library's command line has no cgexec (no pids cgroup on this "
-                    + "host), so bareBubblewrapNoCgroup measures the same command line as bareBubblewrapProcess");
-        }
-        System.err.println("SandboxBenchmark: the bare baseline's command line: " + String.join(" ", argv));
-        bwrapArgv = builder(argv);
-        bwrapArgvNoCgroup = builder(noCgroup);
-        bareTrue = builder(TRUE);
-        // Measure nothing that does not do its job.
+        // Measure nothing that does not do its job; the first run also hands the workspace over.
         SubprocessResult r = runIsolatedBubblewrap();
         if (r.exitCode() != 0 || r.timedOut() || r.tier() != IsolationTier.BWRAP) {
             throw new IllegalStateException("runIsolated([/bin/true]) did not succeed on the bubblewrap rung: " + r);
         }
-        for (ProcessBuilder b : List.of(bwrapArgv, bwrapArgvNoCgroup, bareTrue)) {
+        List<String> argv = forWorkspace(report.canaryCommand(), workspace.realWriteRoot().toString());
+        List<String> minimal = minimalHardenedLine(bwrapOf(argv));
+        System.err.println("SandboxBenchmark: the bare baseline's command line: " + String.join(" ", argv));
+        System.err.println("SandboxBenchmark: the minimal hardened line: " + String.join(" ", minimal));
+        bwrapArgv = builder(argv);
+        minimalBwrap = builder(minimal);
+        bareTrue = builder(TRUE);
+        for (ProcessBuilder b : List.of(bwrapArgv, minimalBwrap, bareTrue)) {
             int code = run(b);
             if (code != 0) {
                 throw new IllegalStateException(String.join(" ", b.command()) + " exited " + code);
@@ -123,14 +128,14 @@ public class SandboxBenchmark {
 
     /**
      * The canary's command line for another workspace: the canary's write root (the argument of
-     * {@code --chdir}, bound read-write at its own path) replaced by {@code writeRoot}.
+     * {@code --bind}, bound read-write at its own path) replaced by {@code writeRoot} wherever it appears.
      */
     static List<String> forWorkspace(List<String> canary, String writeRoot) {
-        int chdir = canary.indexOf("--chdir");
-        if (chdir < 0 || chdir + 1 >= canary.size() || !canary.get(canary.size() - 1).equals("/bin/true")) {
+        int bind = canary.indexOf("--bind");
+        if (bind < 0 || bind + 2 >= canary.size() || !canary.get(canary.size() - 1).equals("/bin/true")) {
             throw new IllegalStateException("not a bubblewrap canary command line: " + canary);
         }
-        String canaryRoot = canary.get(chdir + 1);
+        String canaryRoot = canary.get(bind + 1);
         List<String> argv = new ArrayList<>(canary.size());
         for (String a : canary) {
             argv.add(a.equals(canaryRoot) ? writeRoot : a);
@@ -138,12 +143,28 @@ public class SandboxBenchmark {
         return List.copyOf(argv);
     }
 
-    /** @return the command line without a leading {@code cgexec -g CONTROLLERS:PATH}; unchanged if it has none */
-    static List<String> withoutCgexec(List<String> argv) {
-        if (argv.size() > 3 && Path.of(argv.get(0)).getFileName().toString().equals("cgexec") && argv.get(1).equals("-g")) {
-            return List.copyOf(argv.subList(3, argv.size()));
+    /** @return the bubblewrap the library's command line runs */
+    static String bwrapOf(List<String> argv) {
+        return argv.stream().filter(a -> Path.of(a).getFileName() != null && Path.of(a).getFileName().toString().equals("bwrap"))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no bwrap in " + argv));
+    }
+
+    /**
+     * The issue's minimal hardened line, with this host's {@code /bin}, {@code /lib} and {@code /lib64}
+     * recreated as the links they are (left out where the host has none).
+     */
+    static List<String> minimalHardenedLine(String bwrap) throws IOException {
+        List<String> a = new ArrayList<>(List.of(bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent",
+                "--new-session", "--ro-bind", "/usr", "/usr"));
+        for (String top : List.of("/bin", "/lib", "/lib64")) {
+            Path p = Path.of(top);
+            if (Files.isSymbolicLink(p)) {
+                a.addAll(List.of("--symlink", Files.readSymbolicLink(p).toString(), top));
+            }
         }
-        return argv;
+        a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--clearenv"));
+        a.addAll(TRUE);
+        return List.copyOf(a);
     }
 
     private static ProcessBuilder builder(List<String> argv) {
@@ -166,16 +187,16 @@ public class SandboxBenchmark {
         return sandbox.runIsolated(TRUE, workspace, TIMEOUT, null);
     }
 
-    /** Baseline: the same command line (cgexec included when the library uses it), spawned bare. */
+    /** Baseline: the same command line, spawned bare. */
     @Benchmark
     public int bareBubblewrapProcess() throws Exception {
         return run(bwrapArgv);
     }
 
-    /** Informational: the same command line without {@code cgexec}, to show the pids cgroup's own cost. */
+    /** Baseline: the issue's minimal hardened bubblewrap line, spawned bare. */
     @Benchmark
-    public int bareBubblewrapNoCgroup() throws Exception {
-        return run(bwrapArgvNoCgroup);
+    public int minimalHardenedBwrap() throws Exception {
+        return run(minimalBwrap);
     }
 
     /** Baseline: a bare {@code /bin/true}, what any spawn costs. */
@@ -187,9 +208,9 @@ public class SandboxBenchmark {
     /**
      * Preflight for {@code run.sh}: prints the isolation report of the sandbox this benchmark builds,
      * and exits 0 when the bubblewrap rung is taken, 1 when it is not. With {@code --paired N} it then
-     * runs the library and the bare command line N times each, alternating (and alternating which goes
-     * first), and prints both and their paired difference: a check of the row's ratio that machine
-     * drift between two JMH forks cannot skew.
+     * runs the library, the bare command line, the minimal hardened line and a bare {@code /bin/true}
+     * N times each, in turn (rotating which goes first), and prints each and the library's paired
+     * difference to each: a check of the rows' ratios that machine drift between JMH forks cannot skew.
      *
      * @param args nothing, or {@code --paired N}
      * @throws Exception if a run cannot be started
@@ -210,37 +231,32 @@ public class SandboxBenchmark {
         b.setUp();
         try {
             int warmUp = Math.max(20, n / 10);
-            double[] library = new double[n];
-            double[] bare = new double[n];
+            List<Run> runs = List.of(b::runIsolatedBubblewrap, b::bareBubblewrapProcess, b::minimalHardenedBwrap, b::bareTrue);
+            double[][] t = new double[runs.size()][n];
             for (int i = -warmUp; i < n; i++) {
-                long a;
-                long c;
-                if ((i & 1) == 0) {
-                    a = timed(b::runIsolatedBubblewrap);
-                    c = timed(b::bareBubblewrapProcess);
-                } else {
-                    c = timed(b::bareBubblewrapProcess);
-                    a = timed(b::runIsolatedBubblewrap);
-                }
-                if (i >= 0) {
-                    library[i] = a / 1e6;
-                    bare[i] = c / 1e6;
+                for (int k = 0; k < runs.size(); k++) {
+                    int j = (k + Math.floorMod(i, runs.size())) % runs.size(); // rotate which goes first
+                    long ns = timed(runs.get(j));
+                    if (i >= 0) {
+                        t[j][i] = ns / 1e6;
+                    }
                 }
             }
-            double[] diff = new double[n];
-            for (int i = 0; i < n; i++) {
-                diff[i] = library[i] - bare[i];
+            System.out.printf(Locale.ROOT, "paired, %d runs each, rotating the order:%n", n);
+            String[] names = {"runIsolated", "bare argv", "minimal bwrap", "bare /bin/true"};
+            for (int j = 0; j < runs.size(); j++) {
+                System.out.printf(Locale.ROOT, "  %-15s mean %.3f ms, median %.3f ms%n", names[j], Stats.mean(t[j]), Stats.median(t[j]));
             }
-            double meanLibrary = Stats.mean(library);
-            double meanBare = Stats.mean(bare);
-            double meanDiff = Stats.mean(diff);
-            double halfWidth = 3.29 * Stats.sd(diff, meanDiff) / Math.sqrt(n); // 99.9%, normal approximation
-            System.out.printf(Locale.ROOT, "paired, %d runs each, alternating:%n"
-                            + "  runIsolated     mean %.3f ms, median %.3f ms%n"
-                            + "  bare argv       mean %.3f ms, median %.3f ms%n"
-                            + "  library - bare  %.3f ± %.3f ms (99.9%%): ratio %.3f, overhead %.1f%% of the bare run%n",
-                    n, meanLibrary, Stats.median(library), meanBare, Stats.median(bare), meanDiff, halfWidth,
-                    meanLibrary / meanBare, 100 * meanDiff / meanBare);
+            for (int j = 1; j < runs.size(); j++) {
+                double[] diff = new double[n];
+                for (int i = 0; i < n; i++) {
+                    diff[i] = t[0][i] - t[j][i];
+                }
+                double meanDiff = Stats.mean(diff);
+                double halfWidth = 3.29 * Stats.sd(diff, meanDiff) / Math.sqrt(n); // 99.9%, normal approximation
+                System.out.printf(Locale.ROOT, "  runIsolated vs %-15s ratio of means %.3f, of medians %.3f; difference %.3f ± %.3f ms (99.9%%)%n",
+                        names[j], Stats.mean(t[0]) / Stats.mean(t[j]), Stats.median(t[0]) / Stats.median(t[j]), meanDiff, halfWidth);
+            }
         } finally {
             b.tearDown();
         }

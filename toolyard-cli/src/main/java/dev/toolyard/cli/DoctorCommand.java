@@ -15,6 +15,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /** {@code toolyard doctor}: the isolation report a user would paste into a bug report. */
 @Command(name = "doctor", description = "Show the isolation tier this host offers, every rung visited and why, "
+        + "the uid commands run as, whether ToolYard's seccomp filter is loaded, what enforces each limit, "
         + "the limits it cannot enforce, and how to climb a rung. Exits 0 when a tier is available.")
 final class DoctorCommand implements Callable<Integer> {
     @Spec
@@ -39,6 +40,10 @@ final class DoctorCommand implements Callable<Integer> {
             }
             ArrayNode unenforced = root.putArray("limitsUnenforced");
             report.limitsUnenforced().stream().sorted().forEach(unenforced::add);
+            root.put("runsAs", report.runsAs());
+            root.put("seccompFilterLoaded", report.seccompFilterLoaded());
+            ObjectNode enforcement = root.putObject("limitEnforcement");
+            report.limitEnforcement().forEach(enforcement::put);
             root.put("java", System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
             root.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
             ArrayNode climb = root.putArray("toClimb");
@@ -52,6 +57,13 @@ final class DoctorCommand implements Callable<Integer> {
             out.println("  rungs visited, in order:");
             for (IsolationReport.Rung r : report.rungs()) {
                 out.println("    " + (r.taken() ? "[taken]   " : "[skipped] ") + r.name() + ": " + r.why());
+            }
+            out.println("  commands run as: " + report.runsAs());
+            out.println("  seccomp filter:  " + (report.seccompFilterLoaded() ? "ToolYard's own, loaded on every run"
+                    : "not loaded" + (report.tier() == IsolationTier.UNAVAILABLE ? " (no tier)" : "")));
+            if (!report.limitEnforcement().isEmpty()) {
+                out.println("  limits, and what enforces each on this host:");
+                report.limitEnforcement().forEach((limit, how) -> out.println("    " + limit + ": " + how));
             }
             out.println("  limits this tier cannot enforce: "
                     + (report.limitsUnenforced().isEmpty() ? "none" : String.join(", ", report.limitsUnenforced())));

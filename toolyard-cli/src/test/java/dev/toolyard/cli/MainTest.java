@@ -84,9 +84,21 @@ class MainTest {
     }
 
     @Test
+    void doctorSaysWhomCommandsRunAsWhetherTheFilterIsLoadedAndWhatEnforcesEachLimit() {
+        Run r = run("doctor");
+
+        assertThat(r.out()).contains("commands run as: ", "seccomp filter:  ");
+        if (r.exit() == 0) {
+            assertThat(r.out()).contains("limits, and what enforces each on this host:", "    cpuSeconds: RLIMIT_CPU",
+                    "    processCount: ", "RLIMIT_NPROC", "seccomp filter:  ToolYard's own, loaded on every run");
+        }
+    }
+
+    @Test
     void doctorReportsTheTierAndEveryRungAsJson() {
         Run r = run("doctor", "--json");
-        assertThat(r.out()).contains("\"tier\"").contains("\"rungs\"").contains("\"limitsUnenforced\"").contains("\"java\"");
+        assertThat(r.out()).contains("\"tier\"").contains("\"rungs\"").contains("\"limitsUnenforced\"").contains("\"java\"")
+                .contains("\"runsAs\"").contains("\"seccompFilterLoaded\"").contains("\"limitEnforcement\"");
         assertThat(r.exit()).isEqualTo(r.out().contains("\"tier\" : \"unavailable\"") ? 1 : 0);
     }
 }

@@ -3,7 +3,9 @@ package dev.toolyard.sandbox;
 import dev.toolyard.IsolationTier;
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -19,14 +21,20 @@ public final class IsolationReport {
     private final Set<String> limitsUnenforced;
     private final ResourceLimits limits;
     private final List<String> canaryCommand;
+    private final String runsAs;
+    private final boolean seccompFilter;
+    private final Map<String, String> limitEnforcement;
 
     IsolationReport(IsolationTier tier, List<Rung> rungs, Set<String> limitsUnenforced, ResourceLimits limits,
-            List<String> canaryCommand) {
+            List<String> canaryCommand, String runsAs, boolean seccompFilter, Map<String, String> limitEnforcement) {
         this.tier = Objects.requireNonNull(tier, "tier");
         this.rungs = List.copyOf(rungs);
         this.limitsUnenforced = Collections.unmodifiableSet(new LinkedHashSet<>(limitsUnenforced));
         this.limits = Objects.requireNonNull(limits, "limits");
         this.canaryCommand = List.copyOf(canaryCommand);
+        this.runsAs = Objects.requireNonNull(runsAs, "runsAs");
+        this.seccompFilter = seccompFilter;
+        this.limitEnforcement = Collections.unmodifiableMap(new LinkedHashMap<>(limitEnforcement));
     }
 
     /**
@@ -79,6 +87,28 @@ public final class IsolationReport {
         return canaryCommand;
     }
 
+    /**
+     * @return the host uid and gid commands run as: when this process is root, the block of sandbox
+     *     ids runs are lent from (never uid 0); otherwise this process's own
+     */
+    public String runsAs() {
+        return runsAs;
+    }
+
+    /** @return whether runs on the tier taken load ToolYard's own seccomp filter; {@code false} when no tier was taken */
+    public boolean seccompFilterLoaded() {
+        return seccompFilter;
+    }
+
+    /**
+     * @return for each {@link ResourceLimits} parameter name, in order, the mechanism that enforces it on
+     *     the tier taken (an rlimit set by the launcher, a cgroup of the engine...); empty when no tier
+     *     was taken; unmodifiable
+     */
+    public Map<String, String> limitEnforcement() {
+        return limitEnforcement;
+    }
+
     /** @return a multi-line, human-readable account of the probe, for a bug report */
     public String describe() {
         StringBuilder b = new StringBuilder(512);
@@ -94,7 +124,19 @@ public final class IsolationReport {
             b.append("  ").append(r.name()).append(" ".repeat(width - r.name().length()))
                     .append(r.taken() ? "  TAKEN    " : "  skipped  ").append(r.why()).append('\n');
         }
+        b.append("runs as: ").append(runsAs).append('\n');
+        b.append("seccomp filter: ").append(tier == IsolationTier.UNAVAILABLE ? "none (no tier)"
+                : seccompFilter ? "ToolYard's own, loaded on every run" : "none of ToolYard's (the engine's default, if any)")
+                .append('\n');
         b.append("limits: ").append(limits).append('\n');
+        int nameWidth = 0;
+        for (String name : limitEnforcement.keySet()) {
+            nameWidth = Math.max(nameWidth, name.length());
+        }
+        for (Map.Entry<String, String> e : limitEnforcement.entrySet()) {
+            b.append("  ").append(e.getKey()).append(" ".repeat(nameWidth - e.getKey().length())).append("  ")
+                    .append(e.getValue()).append('\n');
+        }
         b.append("limits unenforced: ").append(limitsUnenforced.isEmpty() ? "none" : String.join(", ", limitsUnenforced))
                 .append('\n');
         if (!canaryCommand.isEmpty()) {

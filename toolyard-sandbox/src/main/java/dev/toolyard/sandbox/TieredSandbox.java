@@ -9,12 +9,19 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.SubprocessResult;
 import dev.toolyard.sandbox.internal.BindSet;
 import dev.toolyard.sandbox.internal.ContainerCommand;
+import dev.toolyard.sandbox.internal.HostLayout;
 import dev.toolyard.sandbox.internal.Ladder;
 import dev.toolyard.sandbox.internal.Launch;
 import dev.toolyard.sandbox.internal.Rung;
+import dev.toolyard.sandbox.internal.SandboxFiles;
+import dev.toolyard.sandbox.internal.SandboxIds;
+import dev.toolyard.sandbox.internal.SeccompFilter;
 import dev.toolyard.sandbox.internal.Supervisor;
 import dev.toolyard.sandbox.internal.Which;
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -36,6 +44,11 @@ import java.util.regex.Pattern;
  * Every run gets the {@link ResourceLimits}; a limit the tier cannot enforce is named in
  * {@link IsolationReport#limitsUnenforced()} and in each {@link SubprocessResult}.
  *
+ * <p>When this process is root, no process of a run is host uid 0: each run is lent a uid and gid of
+ * its own ({@link Builder#sandboxUid(int)}), its write root is handed over to them before it starts,
+ * and the command runs as them with no other group and no capability, so that what it creates is theirs
+ * and {@code RLIMIT_NPROC} holds its process count. Both rungs load ToolYard's own seccomp filter.
+ *
  * <p>Defaults: {@link ResourceLimits#defaults()}, the executables found on this process's
  * {@code PATH}, no container image (the container rung is skipped), output capped at 1 MiB per
  * stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
@@ -48,6 +61,12 @@ public final class TieredSandbox implements Sandbox {
     /** The largest output cap: both streams are held in memory. */
     public static final int MAX_OUTPUT_CAP_BYTES = 64 << 20;
 
+    /** The default first uid and gid runs are lent when this process is root; see {@link Builder#sandboxUid(int)}. */
+    public static final int DEFAULT_SANDBOX_UID = 0x7FFF_8000;
+    /** The default number of uid and gid pairs, which is how many runs may be under way at once. */
+    public static final int DEFAULT_SANDBOX_ID_COUNT = 64;
+    private static final System.Logger LOG = System.getLogger(TieredSandbox.class.getName());
+    private static final int NOBODY = 65534;
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}");
 
@@ -56,6 +75,8 @@ public final class TieredSandbox implements Sandbox {
     private final Function<String, Optional<Path>> which;
     private final String containerImage;
     private final int outputCapBytes;
+    private final SandboxIds ids;
+    private final BooleanSupplier root;
     private final Object probeLock = new Object();
     private volatile Probed probed;
 
@@ -66,6 +87,8 @@ public final class TieredSandbox implements Sandbox {
         this.which = b.which;
         this.containerImage = b.containerImage;
         this.outputCapBytes = b.outputCapBytes;
+        this.ids = new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount);
+        this.root = b.root;
     }
 
     /** @return a builder with the defaults; never {@code null} */
@@ -137,9 +160,11 @@ public final class TieredSandbox implements Sandbox {
      * @throws IllegalArgumentException if the timeout is not positive
      * @throws IllegalArgumentException if an environment name or value is invalid
      * @throws IllegalArgumentException if a root is missing or would expose the host, as listed above,
-     *     or, on the container rung, holds a comma, a quote or a control character
+     *     or, on the container rung, holds a comma, a quote or a control character, or (this process
+     *     being root) the write root is owned by a user other than root or a sandbox uid
      * @throws NullPointerException if argv, workspace or timeout is {@code null}
-     * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe)
+     * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe),
+     *     or no sandbox uid was released within {@code timeout} ({@code sandboxIdCount} runs under way)
      */
     @Override
     public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout, Map<String, String> env) {
@@ -170,13 +195,19 @@ public final class TieredSandbox implements Sandbox {
             if (probed == null) {
                 Map<String, String> clientEnv = ContainerCommand.clientEnvironment(
                         System.getProperty("user.home", "/"), Optional.ofNullable(System.getenv("XDG_RUNTIME_DIR")));
-                Ladder.Climb climb = Ladder.climb(which, limits, containerImage, clientEnv);
+                boolean asRoot = root.getAsBoolean();
+                Ladder.Host host = new Ladder.Host(asRoot, ids, writeFiles());
+                Ladder.Climb climb = Ladder.climb(which, limits, containerImage, clientEnv, host);
                 List<IsolationReport.Rung> rungs = new ArrayList<>();
                 for (Ladder.Step s : climb.steps()) {
                     rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why()));
                 }
-                IsolationReport report = new IsolationReport(
-                        climb.tier(), rungs, climb.limitsUnenforced(), limits, climb.canaryArgv());
+                String runsAs = asRoot
+                        ? ids + ", one pair lent to each run at a time; no supplementary group but the run's own gid"
+                        : "this process's uid (it is not root)";
+                IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
+                        climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
+                        climb.rung().map(Rung::enforcement).orElse(Map.of()));
                 Probed fresh = new Probed(report, climb.rung().orElse(null));
                 if (Thread.currentThread().isInterrupted()) {
                     // An interruption stops a canary early: this answer holds for this call only.
@@ -185,6 +216,31 @@ public final class TieredSandbox implements Sandbox {
                 probed = fresh;
             }
             return probed;
+        }
+    }
+
+    /**
+     * @return the private files of this sandbox's runs, ToolYard's seccomp filter among them; empty (and
+     *     logged) if they cannot be written, in which case the report says no filter is loaded
+     */
+    private Optional<SandboxFiles> writeFiles() {
+        Optional<byte[]> program;
+        Optional<String> profile;
+        try {
+            SeccompFilter filter = SeccompFilter.standard();
+            program = Optional.of(filter.bpfProgramForHost());
+            profile = Optional.of(filter.ociProfileJson());
+        } catch (IllegalStateException e) {
+            LOG.log(System.Logger.Level.WARNING, "no seccomp filter for this architecture: " + e.getMessage());
+            program = Optional.empty();
+            profile = Optional.empty();
+        }
+        try {
+            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile));
+        } catch (IOException | UncheckedIOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not write the sandbox's private files; /etc entries are bound "
+                    + "one by one and no seccomp filter is loaded: " + e);
+            return Optional.empty();
         }
     }
 
@@ -249,8 +305,55 @@ public final class TieredSandbox implements Sandbox {
         private Function<String, Optional<Path>> which = Which.processPath();
         private String containerImage;
         private int outputCapBytes = DEFAULT_OUTPUT_CAP_BYTES;
+        private int sandboxUid = DEFAULT_SANDBOX_UID;
+        private int sandboxGid = DEFAULT_SANDBOX_UID;
+        private int sandboxIdCount = DEFAULT_SANDBOX_ID_COUNT;
+        private BooleanSupplier root = Ladder::runsAsRoot;
 
         private Builder() {}
+
+        /**
+         * The first of the host uids commands run as when this process is root: run {@code i} of those
+         * under way at once runs as {@code sandboxUid + i} (at most {@code sandboxIdCount} apart), so
+         * that each run's process count ({@code RLIMIT_NPROC}, which counts a uid's processes across
+         * the whole host) is its own. Files a command creates in the write root are owned by that uid.
+         * Give ids no user or login has: the default block, {@code 0x7FFF8000} (2147450880) and the 63
+         * after it, lies just below 2<sup>31</sup>, above systemd's container, dynamic-user-namespace
+         * and foreign ranges. When this process is not root, commands keep its uid and this is unused.
+         *
+         * @param uid the first uid; default {@value #DEFAULT_SANDBOX_UID}
+         * @return this builder
+         */
+        public Builder sandboxUid(int uid) {
+            this.sandboxUid = uid;
+            return this;
+        }
+
+        /**
+         * @param gid the first gid, used as {@link #sandboxUid(int)} is; default {@value #DEFAULT_SANDBOX_UID}
+         * @return this builder
+         */
+        public Builder sandboxGid(int gid) {
+            this.sandboxGid = gid;
+            return this;
+        }
+
+        /**
+         * @param count how many uid and gid pairs to lend, which is how many runs may be under way at
+         *     once (a further run waits, within its timeout, for one to end); default
+         *     {@value #DEFAULT_SANDBOX_ID_COUNT}
+         * @return this builder
+         */
+        public Builder sandboxIdCount(int count) {
+            this.sandboxIdCount = count;
+            return this;
+        }
+
+        /** For tests: what the probe takes this process's effective uid to be (root or not). */
+        Builder runsAsRoot(BooleanSupplier root) {
+            this.root = Objects.requireNonNull(root, "root");
+            return this;
+        }
 
         /**
          * @param limits the limits of every run; default {@link ResourceLimits#defaults()}
@@ -264,8 +367,8 @@ public final class TieredSandbox implements Sandbox {
 
         /**
          * @param which finds an executable by name ({@code podman}, {@code docker}, {@code runc},
-         *     {@code bwrap}, {@code prlimit}, {@code env}, {@code cgexec}) as an absolute path; what it
-         *     does not return, the probe does not see. Default {@link #searchPath()}
+         *     {@code prlimit}, {@code bwrap}, {@code dash}, {@code setpriv}, {@code env}) as an absolute
+         *     path; what it does not return, the probe does not see. Default {@link #searchPath()}
          * @return this builder
          * @throws NullPointerException if {@code which} is {@code null}
          */
@@ -300,8 +403,17 @@ public final class TieredSandbox implements Sandbox {
          *     start with a letter or digit and hold only letters, digits and {@code ._/:@+-})
          * @throws IllegalArgumentException if {@code outputCapBytes} is outside
          *     {@value #MIN_OUTPUT_CAP_BYTES}..{@value #MAX_OUTPUT_CAP_BYTES}
+         * @throws IllegalArgumentException if {@code sandboxIdCount} is below 1, or {@code sandboxUid}
+         *     or {@code sandboxGid} is below 1, or their block of {@code sandboxIdCount} ids reaches
+         *     2<sup>31</sup> or holds 65534 (nobody), or a uid of the block is a user's in
+         *     {@code /etc/passwd}, or a gid of it a group's in {@code /etc/group}
          */
         public TieredSandbox build() {
+            if (sandboxIdCount < 1) {
+                throw new IllegalArgumentException("sandboxIdCount must be at least 1, got " + sandboxIdCount);
+            }
+            checkIds("sandboxUid", sandboxUid, sandboxIdCount, lines(Path.of("/etc/passwd")));
+            checkIds("sandboxGid", sandboxGid, sandboxIdCount, lines(Path.of("/etc/group")));
             if (containerImage != null && !IMAGE.matcher(containerImage).matches()) {
                 throw new IllegalArgumentException("containerImage must be an image reference starting with a letter or "
                         + "digit and holding only letters, digits and ._/:@+-, got \"" + containerImage + "\"");
@@ -311,6 +423,45 @@ public final class TieredSandbox implements Sandbox {
                         + MAX_OUTPUT_CAP_BYTES + ", got " + outputCapBytes);
             }
             return new TieredSandbox(this);
+        }
+
+        /**
+         * @param database the lines of {@code /etc/passwd} or {@code /etc/group}, whose third field is the id
+         * @throws IllegalArgumentException naming {@code parameter} if the block is not one runs may use
+         */
+        static void checkIds(String parameter, int first, int count, List<String> database) {
+            long last = (long) first + count - 1;
+            if (first < 1 || last > Integer.MAX_VALUE - 1) {
+                throw new IllegalArgumentException(parameter + " must be at least 1, and it and the " + (count - 1)
+                        + " ids after it below 2^31 - 1, got " + first);
+            }
+            if (first <= NOBODY && NOBODY <= last) {
+                throw new IllegalArgumentException(parameter + " must not make 65534 (nobody) a sandbox id, got " + first
+                        + " with sandboxIdCount " + count);
+            }
+            for (String line : database) {
+                String[] f = line.split(":", -1);
+                if (f.length < 3) {
+                    continue;
+                }
+                try {
+                    long id = Long.parseLong(f[2].strip());
+                    if (id >= first && id <= last) {
+                        throw new IllegalArgumentException(parameter + " must be ids no user or group has, but " + id
+                                + " (of " + first + ".." + last + ") is " + f[0] + "'s");
+                    }
+                } catch (NumberFormatException e) {
+                    // not an entry
+                }
+            }
+        }
+
+        private static List<String> lines(Path p) {
+            try {
+                return Files.readAllLines(p, StandardCharsets.UTF_8);
+            } catch (IOException | UncheckedIOException e) {
+                return List.of(); // no database: no names to clash with
+            }
         }
     }
 }

@@ -30,10 +30,18 @@ public final class Hosts {
             .fileSizeBytes(1L << 20)
             .processCount(16)
             .build();
+    /** Room for python3 and a copy of it: the probe and the setuid tests run on these. */
+    public static final ResourceLimits ROOMY = ResourceLimits.builder()
+            .cpuSeconds(10)
+            .memoryBytes(512L << 20)
+            .fileSizeBytes(64L << 20)
+            .processCount(64)
+            .build();
     public static final int OUTPUT_CAP = 64 * 1024;
     static final boolean CI = "true".equals(System.getenv("CI"));
 
     private static final Map<IsolationTier, TieredSandbox> SANDBOXES = new EnumMap<>(IsolationTier.class);
+    private static final Map<IsolationTier, TieredSandbox> ROOMY_SANDBOXES = new EnumMap<>(IsolationTier.class);
 
     private Hosts() {}
 
@@ -46,8 +54,26 @@ public final class Hosts {
 
     /** @return the sandbox whose runs use {@code tier}, skipping (or, in CI, failing) if this host lacks it */
     public static synchronized TieredSandbox on(IsolationTier tier) {
-        TieredSandbox s = SANDBOXES.computeIfAbsent(tier, t -> {
-            TieredSandbox.Builder b = TieredSandbox.builder().limits(LIMITS).outputCapBytes(OUTPUT_CAP);
+        return on(tier, LIMITS, SANDBOXES);
+    }
+
+    /** @return as {@link #on}, with the {@link #ROOMY} limits */
+    public static synchronized TieredSandbox roomy(IsolationTier tier) {
+        return on(tier, ROOMY, ROOMY_SANDBOXES);
+    }
+
+    /** @return whether this test JVM runs as root (the owner of {@code /proc/self}) */
+    public static boolean root() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static TieredSandbox on(IsolationTier tier, ResourceLimits limits, Map<IsolationTier, TieredSandbox> cache) {
+        TieredSandbox s = cache.computeIfAbsent(tier, t -> {
+            TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP);
             if (t == IsolationTier.CONTAINER) {
                 b.containerImage(IMAGE);
             } else {

@@ -10,12 +10,17 @@ import dev.toolyard.IsolationUnavailableException;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.SubprocessResult;
 import dev.toolyard.internal.Text;
+import dev.toolyard.sandbox.internal.SeccompArch;
+import dev.toolyard.sandbox.internal.SeccompFilter;
+import dev.toolyard.sandbox.internal.SyscallProbe;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +35,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -45,6 +51,22 @@ class TieredSandboxTest {
 
     private Path writeRoot() throws IOException {
         return Files.createDirectories(tmp.resolve("work"));
+    }
+
+    private static int uid(Path p) {
+        try {
+            return (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int mode(Path p) {
+        try {
+            return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static SubprocessResult sh(TieredSandbox sandbox, Path writeRoot, String script) {
@@ -310,6 +332,143 @@ class TieredSandboxTest {
 
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void noSetuidOrSetgidFileOwnedByRootCanBeMadeInTheWorkspace(IsolationTier tier) throws IOException {
+            // The attack of issue 10: a setuid-root interpreter left in the workspace for a host user to run.
+            TieredSandbox sandbox = Hosts.roomy(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "cp /usr/bin/python3 py && echo COPIED; chown 0:0 py && echo CHOWNED; "
+                    + "chmod 6755 py && echo CHMODDED; mkdir d && chown 0:0 d && chmod 6777 d; ls -ln py");
+
+            assertThat(r.stdout()).contains("COPIED").doesNotContain("CHOWNED");
+            assertThat(work.resolve("py")).exists();
+            try (Stream<Path> all = Files.walk(work)) {
+                assertThat(all.filter(p -> uid(p) == 0 && (mode(p) & 06000) != 0).toList())
+                        .as("setuid or setgid entries owned by root").isEmpty();
+            }
+            assertThat(uid(work.resolve("py"))).as("the copy is the sandbox uid's").isNotZero();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void theCommandIsNotHostRootAndWhatItCreatesIsTheSandboxUidsOnTheHost(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+            Hosts.require(Hosts.root(), "the test JVM is not root, so there is no host root to keep the command from");
+
+            SubprocessResult r = sh(sandbox, work, "id -u; id -g; id -G; cat /proc/self/uid_map; "
+                    + "grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status; touch made");
+
+            List<String> lines = r.stdout().lines().map(String::strip).toList();
+            long uid = Long.parseLong(lines.get(0));
+            long gid = Long.parseLong(lines.get(1));
+            assertThat(uid).isNotZero().isBetween((long) TieredSandbox.DEFAULT_SANDBOX_UID,
+                    (long) TieredSandbox.DEFAULT_SANDBOX_UID + TieredSandbox.DEFAULT_SANDBOX_ID_COUNT - 1);
+            assertThat(lines.get(2)).as("supplementary groups: none but its own gid").isEqualTo(Long.toString(gid));
+            assertThat(lines.get(3).split("\\s+")).as("no user namespace: the uid inside is the uid on the host")
+                    .containsExactly("0", "0", "4294967295");
+            assertThat(lines).contains("CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1");
+            assertThat(uid(work.resolve("made"))).isEqualTo(uid);
+            assertThat(Integer.toUnsignedLong((Integer) Files.getAttribute(work.resolve("made"), "unix:gid"))).isEqualTo(gid);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void theWriteRootIsMountedNosuidAndNodev(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "grep ' " + work.toRealPath() + " ' /proc/self/mountinfo");
+
+            assertThat(r.stdout().lines().toList()).hasSize(1);
+            assertThat(r.stdout().split(" ")[5].split(",")).as("mount options").contains("nosuid", "nodev");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void rlimitNprocIsTheProcessCountAndBindsBecauseTheCommandIsNotRoot(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "grep 'Max processes' /proc/self/limits; id -u; "
+                    + "n=0; while [ $n -lt 100 ]; do sleep 5 & n=$((n+1)); echo $n > count; done");
+
+            assertThat(r.stdout()).containsPattern("Max processes +" + LIMITS.processCount() + " +" + LIMITS.processCount() + " ");
+            assertThat(r.stdout().lines().toList().get(1)).isNotEqualTo("0");
+            assertThat(Integer.parseInt(Files.readString(work.resolve("count")).strip()))
+                    .as("the fork loop stops at the limit, the shell itself being one").isEqualTo(LIMITS.processCount() - 1);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void nestedUserNamespacesFail(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.roomy(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "python3 -c 'import ctypes, os\n"
+                    + "libc = ctypes.CDLL(None, use_errno=True)\n"
+                    + "print(\"unshare\", libc.unshare(0x10000000), ctypes.get_errno())\n"
+                    + "print(\"unshare+mount\", libc.unshare(0x10020000), ctypes.get_errno())'; "
+                    + "unshare -U -r true && echo NESTED-CMD-OK; echo done");
+
+            assertThat(r.stdout()).contains("unshare -1 1\n", "unshare+mount -1 1\n", "done").doesNotContain("NESTED-CMD-OK");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void everyDeniedSystemCallFailsWithItsErrnoAndOtherAbisAreKilled(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.roomy(tier);
+            Path work = writeRoot();
+            SeccompFilter filter = SeccompFilter.standard();
+            List<SyscallProbe.Request> requests = SyscallProbe.requests(filter, SeccompArch.host());
+            Path probe = SyscallProbe.install(Files.createDirectories(tmp.resolve("probe")), requests);
+
+            SubprocessResult r = sandbox.runIsolated(SyscallProbe.command(probe), SandboxPaths.of(work, probe), TIMEOUT, null);
+
+            Map<String, String> got = SyscallProbe.parse(r.stdout());
+            Map<String, String> expected = SyscallProbe.expectedDenials(filter, requests);
+            assertThat(r.exitCode()).as(r.stderr()).isZero();
+            assertThat(expected).hasSizeGreaterThan(filter.deniedNames().size() - 1);
+            assertThat(got).containsAllEntriesOf(expected);
+            assertThat(expected).containsValue("38").as("clone3 is ENOSYS").containsEntry(
+                    expected.keySet().stream().filter(k -> k.startsWith("deny/clone3/")).findFirst().orElseThrow(), "38");
+            assertThat(got).containsEntry("allow/python-threads", "0")
+                    .containsEntry("state/seccomp-mode", "2").containsEntry("state/no-new-privs", "1");
+            if (SeccompArch.host() == SeccompArch.X86_64) {
+                assertThat(got).containsEntry("abi/i386-getpid", "signal=31").containsEntry("abi/x32-getpid", "signal=31");
+            }
+            assertThat(sandbox.report().seccompFilterLoaded()).isTrue();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void ordinaryProgramsStillRunUnderTheFilter(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.roomy(tier);
+            Path work = writeRoot();
+
+            SubprocessResult r = sh(sandbox, work, "echo 'b a c' | tr ' ' '\\n' | sort | tr -d '\\n'; echo; "
+                    + "printf 'x%.0s' 1 2 3 > f && wc -c < f && cp f g && mv g h && ls; "
+                    + "python3 -c 'import threading, subprocess; ts = [threading.Thread(target=lambda: None) for _ in range(8)]; "
+                    + "[t.start() for t in ts]; [t.join() for t in ts]; "
+                    + "print(subprocess.run([\"/bin/echo\", \"spawned\"], capture_output=True, text=True).stdout.strip())'; "
+                    + "bash -c 'echo $((6 * 7))'");
+
+            assertThat(r.exitCode()).as(r.stderr()).isZero();
+            assertThat(r.stdout()).isEqualTo("abc\n3\nf\nh\nspawned\n42\n");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        void theCommandInheritsNoDescriptorBeyondItsThreeStreams(IsolationTier tier) throws IOException {
+            TieredSandbox sandbox = Hosts.on(tier);
+
+            SubprocessResult r = sandbox.runIsolated(List.of("/usr/bin/ls", "/proc/self/fd"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
+
+            assertThat(r.stdout().lines().toList()).as("0, 1, 2 and the one ls reads").containsExactly("0", "1", "2", "3");
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void argvIsPassedAsIsWithNoShellInBetween(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = Hosts.on(tier);
             Path work = writeRoot();
@@ -340,7 +499,7 @@ class TieredSandboxTest {
             assertThat(report.rungs().get(1).taken()).isFalse();
             assertThat(report.rungs().get(2).taken()).isTrue();
             assertThat(report.rungs().get(2).why()).contains("canary /bin/true exited 0");
-            assertThat(report.canaryCommand()).contains("--unshare-all", "--remount-ro").endsWith("/bin/true");
+            assertThat(report.canaryCommand()).contains("--unshare-pid", "--unshare-net", "--remount-ro").endsWith("/bin/true");
             assertThat(report.describe()).contains("tier: bwrap", "podman", "docker", "bwrap", "TAKEN", "limits unenforced:");
         }
 
@@ -385,21 +544,39 @@ class TieredSandboxTest {
         }
 
         @Test
-        void aLimitTheRungCannotEnforceIsNamedInTheReportAndOnEveryResult() throws IOException {
-            // Without cgexec, a root host has nothing that holds the process count.
-            TieredSandbox sandbox = TieredSandbox.builder().limits(LIMITS).which(Hosts.hiding("podman", "docker", "cgexec")).build();
+        void theReportSaysWhomCommandsRunAsWhetherTheFilterIsLoadedAndWhatEnforcesEachLimit() {
+            TieredSandbox sandbox = Hosts.on(IsolationTier.BWRAP);
+            Hosts.require(Hosts.root(), "the test JVM is not root");
+
+            IsolationReport report = sandbox.report();
+
+            assertThat(report.runsAs()).startsWith("uids " + TieredSandbox.DEFAULT_SANDBOX_UID + "..");
+            assertThat(report.seccompFilterLoaded()).isTrue();
+            assertThat(report.limitEnforcement()).containsOnlyKeys("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
+            assertThat(report.limitEnforcement().get("processCount")).startsWith("RLIMIT_NPROC on a uid lent to this run alone");
+            assertThat(report.limitsUnenforced()).isEmpty();
+            assertThat(report.canaryCommand()).contains("--seccomp", "/usr/bin/setpriv", "--clear-groups")
+                    .doesNotContain("--unshare-user").noneMatch(a -> a.contains("cgexec") || a.contains("prlimit"));
+            assertThat(report.describe()).contains("runs as: uids ", "seccomp filter: ToolYard's own", "  processCount   RLIMIT_NPROC");
+        }
+
+        @Test
+        void whenTheProcessIsNotRootTheCommandKeepsItsUidAndTheWriteRootIsNotHandedOver() throws IOException {
+            // The effective uid is injected: the code path a non-root JVM takes, run here by root.
+            TieredSandbox sandbox = TieredSandbox.builder().limits(LIMITS).which(Hosts.hiding("podman", "docker"))
+                    .runsAsRoot(() -> false).build();
             Hosts.require(sandbox.isolationTier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + sandbox.report());
-            boolean root = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
+            Path work = writeRoot();
+            int owner = uid(work);
 
-            SubprocessResult r = sandbox.runIsolated(List.of("/bin/true"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
+            SubprocessResult r = sh(sandbox, work, "cat /proc/self/uid_map; touch made");
 
-            Set<String> expected = root ? Set.of("processCount") : Set.of();
-            assertThat(sandbox.report().limitsUnenforced()).isEqualTo(expected);
-            assertThat(r.limitsUnenforced()).isEqualTo(expected);
-            if (root) {
-                assertThat(sandbox.report().rungs().get(2).why()).contains("process count NOT held", "cgexec not found");
-                assertThat(sandbox.report().describe()).contains("limits unenforced: processCount");
-            }
+            assertThat(sandbox.report().runsAs()).isEqualTo("this process's uid (it is not root)");
+            assertThat(sandbox.report().canaryCommand()).contains("--unshare-user", "--disable-userns").doesNotContain("/usr/bin/setpriv");
+            assertThat(sandbox.report().limitEnforcement().get("processCount")).contains("this process's uid");
+            assertThat(r.exitCode()).isZero();
+            assertThat(uid(work)).as("the write root keeps its owner").isEqualTo(owner);
+            assertThat(uid(work.resolve("made"))).as("created as this process's uid").isEqualTo(owner);
         }
 
         @Test
@@ -503,6 +680,37 @@ class TieredSandboxTest {
             }
             assertThatThrownBy(() -> TieredSandbox.builder().limits(null)).isInstanceOf(NullPointerException.class);
             assertThatThrownBy(() -> TieredSandbox.builder().which(null)).isInstanceOf(NullPointerException.class);
+        }
+
+        @Test
+        void theBuilderRefusesSandboxIdsThatAreRootNobodyNegativeOrTooHighNamingTheParameter() {
+            for (int bad : new int[] {-1, 0, Integer.MIN_VALUE}) {
+                assertThatThrownBy(() -> TieredSandbox.builder().sandboxUid(bad).build())
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("sandboxUid must be at least 1");
+                assertThatThrownBy(() -> TieredSandbox.builder().sandboxGid(bad).build())
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("sandboxGid must be at least 1");
+            }
+            assertThatThrownBy(() -> TieredSandbox.builder().sandboxUid(65534).sandboxIdCount(1).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("sandboxUid must not make 65534 (nobody)");
+            assertThatThrownBy(() -> TieredSandbox.builder().sandboxGid(65500).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("sandboxGid must not make 65534 (nobody)");
+            assertThatThrownBy(() -> TieredSandbox.builder().sandboxUid(Integer.MAX_VALUE - 10).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("sandboxUid");
+            assertThatThrownBy(() -> TieredSandbox.builder().sandboxIdCount(0).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("sandboxIdCount must be at least 1, got 0");
+        }
+
+        @Test
+        void theBuilderRefusesSandboxIdsAUserOrGroupHas() {
+            List<String> passwd = List.of("root:x:0:0:root:/root:/bin/bash", "alice:x:5000:5000::/home/alice:/bin/bash");
+
+            assertThatThrownBy(() -> TieredSandbox.Builder.checkIds("sandboxUid", 4990, 16, passwd))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("sandboxUid must be ids no user or group has, but 5000 (of 4990..5005) is alice's");
+            TieredSandbox.Builder.checkIds("sandboxUid", 5001, 16, passwd);
+            assertThatThrownBy(() -> TieredSandbox.builder().sandboxUid(1).build())
+                    .as("uid 1 is a user's on every Debian host (daemon)").isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("sandboxUid must be ids no user or group has");
         }
 
         @Test

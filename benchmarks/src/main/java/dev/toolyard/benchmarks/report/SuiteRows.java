@@ -84,15 +84,20 @@ final class SuiteRows {
             new Row("sandbox.bwrap", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs the same argv bare",
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "bareBubblewrapProcess",
                     Metric.SCORE, List.of(new RatioAtMost(1.05, false)), null,
-                    "the pids cgroup lease (~0.4 ms: pids.max written, cgroup.procs read twice and pids.current once"
-                            + " per run) and the supervisor's reader threads (~0.15 ms); between two forks, drift of an"
-                            + " RCU-bound spawn can exceed 5%: check with SandboxBenchmark --paired (closing note, 6)"),
-            new Row("sandbox.bare_true", "bubblewrap's own cost: the bwrap argv vs a bare /bin/true (report)",
+                    "the uid lease and the write root's hand-over (a stat of each entry), and the supervisor's reader"
+                            + " threads (~0.15 ms); between two forks, drift of a spawn can exceed 5%: check with"
+                            + " SandboxBenchmark --paired"),
+            new Row("sandbox.minimal", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs a minimal hardened"
+                    + " bwrap line (--unshare-all --cap-drop ALL --die-with-parent --new-session, /usr and its links,"
+                    + " /proc /dev /tmp, --clearenv)",
+                    SANDBOX + "runIsolatedBubblewrap", SANDBOX + "minimalHardenedBwrap",
+                    Metric.SCORE, List.of(new RatioAtMost(1.3, false)), null,
+                    "the launcher (dash), setpriv and env -i are three execs of about 0.5 ms each; the /etc snapshot,"
+                            + " /proc/sys and the workspace three mounts"),
+            new Row("sandbox.bare_spawn", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs a bare /bin/true (report)",
+                    SANDBOX + "runIsolatedBubblewrap", SANDBOX + "bareTrue", Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.bare_true", "bubblewrap's own cost: the library's bwrap argv vs a bare /bin/true (report)",
                     SANDBOX + "bareBubblewrapProcess", SANDBOX + "bareTrue", Metric.SCORE, List.of(), null, null),
-            new Row("sandbox.cgroup", "the pids cgroup's cost: the bwrap argv with cgexec vs without (report; "
-                    + "1.0 where the library uses no cgroup)",
-                    SANDBOX + "bareBubblewrapProcess", SANDBOX + "bareBubblewrapNoCgroup", Metric.SCORE, List.of(),
-                    null, null),
             new Row("http_fetch.1KiB", "http_fetch of a 1 KiB body from loopback vs a plain OkHttp GET (CALLER_THREAD)",
                     HTTP + "httpFetch:bodyBytes=1024", HTTP + "plainOkHttp:bodyBytes=1024",
                     Metric.SCORE, List.of(new RatioAtMost(1.2, false)), null,

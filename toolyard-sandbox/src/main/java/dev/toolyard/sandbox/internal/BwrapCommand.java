@@ -3,62 +3,100 @@ package dev.toolyard.sandbox.internal;
 import dev.toolyard.sandbox.ResourceLimits;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
- * The command line of a run on the bubblewrap rung. Every flag is there because a root-run sandbox
- * was seen to escape without it: bubblewrap run by root keeps root's powers unless told otherwise.
+ * The command line of a run on the bubblewrap rung:
+ * {@code dash -c <launcher> … bwrap … -- [setpriv …] env -i … -- command}. The launcher (see
+ * {@link Limits}) applies the limits and opens the seccomp program, then becomes bubblewrap. Every
+ * bubblewrap flag is there because a sandbox was seen to escape without it.
  *
- * <ul>
- *   <li>all namespaces unshared (user, pid, net, ipc, uts, cgroup), user namespaces disabled inside,
- *       every capability dropped, a new session (no terminal injection), killed with its parent;</li>
- *   <li>the command is the pid namespace's init ({@code --as-pid-1}), as in a container: bubblewrap
- *       then waits for it itself, whereas its own init would be left, when bubblewrap exits first, to
- *       the host's init to reap (a zombie still charged to the run's cgroup);</li>
- *   <li>{@code /usr} read-only, {@code /bin}, {@code /lib}... as links into it (or read-only binds
- *       where the host has directories), a named list of {@code /etc} entries read-only;</li>
- *   <li>a private {@code /proc} with {@code /proc/sys} and the other kernel interfaces bound
- *       read-only over it (uid 0 inside could otherwise write kernel settings) and the sensitive
- *       files masked; a private {@code /dev}; a private {@code /tmp}, mounted <em>before</em> the
- *       roots so a root under {@code /tmp} is not hidden by it;</li>
- *   <li>the write root read-write and the read roots read-only, at their own paths, the write root
- *       as the working directory; bubblewrap's environment cleared;</li>
- *   <li>{@code /} remounted read-only last; inside, {@code env -i} sets exactly the allowlisted
- *       environment and {@code prlimit} applies the limits.</li>
- * </ul>
+ * <p><b>When this process is root</b>, bubblewrap runs as root without a user namespace, so that it
+ * can bind a workspace whose parents only root may enter (a {@code 0700} temporary directory, say),
+ * and the command runs as the run's own unprivileged uid and gid: bubblewrap keeps only
+ * {@code CAP_SETUID}, {@code CAP_SETGID} and {@code CAP_SETPCAP} for {@code setpriv}, its first
+ * program inside, which switches to that uid and gid, clears the supplementary groups, empties the
+ * bounding and inheritable capability sets and keeps the parent-death signal a uid change would
+ * otherwise clear; the command then has no capability at all and no new privileges. {@code /tmp}
+ * and {@code /dev/shm} are world-writable with the sticky bit, as on a host. Kernel files in
+ * {@code /proc} that only root may write need no read-only bind for a uid that is not root; files
+ * others may read or write (such as {@code /proc/keys}) are still masked, and {@code /proc/sys} is
+ * still read-only.
  *
- * With a pids cgroup, {@code cgexec} places bubblewrap in it before it starts. Stateless.
+ * <p><b>When it is not</b>, bubblewrap runs unprivileged in a user namespace of its own, with user
+ * namespaces disabled inside, and the command keeps this process's uid.
+ *
+ * <p>On both: every other namespace unshared (pid, net, ipc, uts, cgroup), every capability of the
+ * command dropped, a new session (no terminal injection), killed with its parent, the command the
+ * pid namespace's init ({@code --as-pid-1}: bubblewrap then waits for it itself, and when it dies
+ * the kernel kills everything else in the namespace); {@code /usr} read-only with {@code /bin},
+ * {@code /lib}... as links into it (or read-only binds where the host has directories), the named
+ * {@code /etc} entries read-only (from one directory when the sandbox has a snapshot of them); a
+ * private {@code /proc}, {@code /dev} and {@code /tmp}, the last mounted <em>before</em> the roots
+ * so a root under {@code /tmp} is not hidden by it; the write root read-write, {@code nosuid} and
+ * {@code nodev} (bubblewrap binds everything so), the read roots read-only, at their own paths;
+ * bubblewrap's environment cleared; the seccomp program loaded last before the command; {@code /}
+ * remounted read-only; {@code env -i -C <write root>} last, with exactly the allowlisted environment
+ * (bubblewrap sets {@code PWD} after any clearing) and the write root as working directory. Stateless.
  */
 public final class BwrapCommand {
     private BwrapCommand() {}
 
     /**
-     * The tools a bubblewrap run uses, all absolute host paths; {@code env} and {@code prlimit} run
-     * inside, from the bound {@code /usr}. {@code cgexec} only with a cgroup.
+     * The programs a bubblewrap run uses, all absolute host paths. {@code setpriv} and {@code env} run
+     * inside, from the bound {@code /usr}; {@code setpriv} only when this process is root.
+     *
+     * @param shell dash, the launcher's interpreter
      */
-    public record Tools(Path bwrap, Path env, Path prlimit, Optional<Path> cgexec) {}
+    public record Tools(Path shell, Path bwrap, Path env, Optional<Path> setpriv) {}
 
     /**
-     * @param cgroup the pids cgroup to start in, as {@code cgexec -g} takes it; empty for none
-     * @param nproc the {@code RLIMIT_NPROC} for {@code prlimit}
+     * What the command is run as and with.
+     *
+     * @param runAs the uid and gid to switch to inside (this process is root); empty to keep this
+     *     process's uid (it is not root)
+     * @param etcSnapshot a directory holding copies of the {@link HostLayout#etc()} entries, bound
+     *     at {@code /etc} in one mount; empty to bind each entry from the host
+     * @param seccompProgram the classic BPF program bubblewrap loads; empty for none
+     */
+    public record Run(Optional<SandboxIds.Lease> runAs, Optional<Path> etcSnapshot, Optional<Path> seccompProgram) {}
+
+    /**
+     * @param nproc the {@code RLIMIT_NPROC} the launcher sets
      * @return the command line, ending in {@code command}
      */
     public static List<String> argv(Tools tools, HostLayout layout, ResourceLimits limits, BindSet binds,
-            Map<String, String> env, List<String> command, Optional<String> cgroup, long nproc) {
-        List<String> a = new ArrayList<>(96 + command.size());
-        if (cgroup.isPresent()) {
-            a.add(tools.cgexec().orElseThrow(() -> new IllegalStateException("a cgroup needs cgexec")).toString());
-            a.add("-g");
-            a.add(cgroup.get());
+            Map<String, String> env, List<String> command, Run run, long nproc) {
+        boolean root = run.runAs().isPresent();
+        if (root && tools.setpriv().isEmpty()) {
+            throw new IllegalArgumentException("switching to the sandbox uid needs setpriv");
         }
+        List<String> a = new ArrayList<>(96 + command.size());
+        a.addAll(Limits.launcher(tools.shell(), limits, nproc, run.seccompProgram()));
         a.add(tools.bwrap().toString());
-        a.add("--unshare-all");
-        a.add("--unshare-user");
-        a.add("--disable-userns");
-        a.add("--cap-drop");
-        a.add("ALL");
+        if (root) {
+            a.add("--unshare-ipc");
+            a.add("--unshare-pid");
+            a.add("--unshare-net");
+            a.add("--unshare-uts");
+            a.add("--unshare-cgroup-try");
+            a.add("--cap-drop");
+            a.add("ALL");
+            for (String cap : List.of("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")) {
+                a.add("--cap-add");
+                a.add(cap);
+            }
+        } else {
+            a.add("--unshare-all");
+            a.add("--unshare-user");
+            a.add("--disable-userns");
+            a.add("--cap-drop");
+            a.add("ALL");
+        }
         a.add("--die-with-parent");
         a.add("--new-session");
         a.add("--as-pid-1");
@@ -72,36 +110,92 @@ public final class BwrapCommand {
                 bind(a, "--ro-bind", t.path());
             }
         }
-        for (Path e : layout.etc()) {
-            bind(a, "--ro-bind", e);
+        if (run.etcSnapshot().isPresent()) {
+            a.add("--ro-bind");
+            a.add(run.etcSnapshot().get().toString());
+            a.add("/etc");
+        } else {
+            for (Path e : layout.etc()) {
+                bind(a, "--ro-bind", e);
+            }
         }
         a.add("--proc");
         a.add("/proc");
-        for (Path p : layout.procReadOnly()) {
+        for (Path p : root ? layout.procReadOnlyForUnprivileged() : layout.procReadOnly()) {
             bind(a, "--ro-bind", p);
         }
-        for (Path p : layout.procMasked()) {
+        for (Path p : root ? layout.procMaskedForUnprivileged() : layout.procMasked()) {
             a.add("--ro-bind");
             a.add("/dev/null");
             a.add(p.toString());
         }
         a.add("--dev");
         a.add("/dev");
+        if (root) {
+            a.add("--chmod");
+            a.add("1777");
+            a.add("/dev/shm");
+        }
+        a.add("--perms");
+        a.add("1777");
         a.add("--tmpfs");
         a.add("/tmp");
+        Set<Path> made = new HashSet<>();
+        if (root) {
+            parents(a, binds.writeRoot(), made);
+        }
         bind(a, "--bind", binds.writeRoot());
         for (Path r : binds.readRoots()) {
+            if (root) {
+                parents(a, r, made);
+            }
             bind(a, "--ro-bind", r);
         }
-        a.add("--chdir");
-        a.add(binds.writeRoot().toString());
         a.add("--clearenv");
+        if (run.seccompProgram().isPresent()) {
+            a.add("--seccomp");
+            a.add(Integer.toString(Limits.SECCOMP_FD));
+        }
         a.add("--remount-ro");
         a.add("/");
         a.add("--");
-        a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, nproc));
+        if (root) {
+            SandboxIds.Lease ids = run.runAs().get();
+            a.add(tools.setpriv().get().toString());
+            a.add("--reuid=" + Integer.toUnsignedString(ids.uid()));
+            a.add("--regid=" + Integer.toUnsignedString(ids.gid()));
+            a.add("--clear-groups");
+            a.add("--bounding-set=-all");
+            a.add("--inh-caps=-all");
+            a.add("--pdeathsig=keep");
+            a.add("--");
+        }
+        // The working directory is entered by env, as the command's uid: bubblewrap, root without
+        // CAP_DAC_OVERRIDE by then, cannot enter a write root that is the sandbox uid's and 0700.
+        a.addAll(Limits.environment(tools.env(), Optional.of(binds.writeRoot()), env));
         a.addAll(command);
         return a;
+    }
+
+    /**
+     * Creates the directories above a bind's destination {@code 0755} first: bubblewrap run by root
+     * would make them {@code 0700}, which the command's uid could not pass through.
+     */
+    private static void parents(List<String> a, Path dest, Set<Path> made) {
+        Path p = dest.getParent();
+        List<Path> chain = new ArrayList<>();
+        while (p != null && p.getParent() != null) {
+            chain.add(0, p);
+            p = p.getParent();
+        }
+        for (Path dir : chain) {
+            if (made.add(dir)) {
+                a.add("--perms");
+                a.add("0755");
+                a.add("--dir");
+                a.add(dir.toString());
+            }
+        }
     }
 
     private static void bind(List<String> a, String flag, Path p) {

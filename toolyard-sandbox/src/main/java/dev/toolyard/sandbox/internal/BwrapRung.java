@@ -4,49 +4,47 @@ import dev.toolyard.IsolationTier;
 import dev.toolyard.sandbox.ResourceLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
- * The bubblewrap rung. The process count is held by a pids cgroup when the host runs as root (where
- * {@code RLIMIT_NPROC} does nothing), by {@code RLIMIT_NPROC} when it does not; with neither, the
- * limit is reported unenforced. Immutable. Thread-safe.
+ * The bubblewrap rung. When this process is root, each run is lent a uid and gid of its own
+ * ({@link SandboxIds}), its write root is handed over to them ({@link WriteRootHandover}), and the
+ * command runs as them; the process count is then held by {@code RLIMIT_NPROC}, which the kernel
+ * applies to every uid but root, on a uid no other run has. When it is not root, the command keeps
+ * this process's uid and {@code RLIMIT_NPROC} counts that uid's processes. Immutable. Thread-safe.
  */
 public final class BwrapRung implements Rung {
-    /** Bubblewrap's own process in the cgroup: the monitor outside; the command is the init inside. */
-    static final int BWRAP_PROCESSES = 1;
     private static final long CLONE_WAIT_NANOS = 200_000_000L;
 
     private final BwrapCommand.Tools tools;
     private final HostLayout layout;
     private final ResourceLimits limits;
-    private final ProcessCount processCount;
-    private final Optional<PidsCgroups> cgroups;
+    private final Optional<SandboxIds> ids;
+    private final Optional<Path> etcSnapshot;
+    private final Optional<Path> seccompProgram;
 
-    /** How the process count is held. */
-    public enum ProcessCount {
-        /** A per-run pids cgroup, entered through {@code cgexec}. */
-        PIDS_CGROUP,
-        /** {@code RLIMIT_NPROC}, which holds because the command's uid is not 0. */
-        RLIMIT_NPROC,
-        /** Nothing: reported in {@link #limitsUnenforced()}. */
-        UNENFORCED
-    }
-
-    /** @param cgroups required for {@link ProcessCount#PIDS_CGROUP}, with {@code tools.cgexec()} */
-    public BwrapRung(BwrapCommand.Tools tools, HostLayout layout, ResourceLimits limits, ProcessCount processCount,
-            Optional<PidsCgroups> cgroups) {
-        if (processCount == ProcessCount.PIDS_CGROUP && (cgroups.isEmpty() || tools.cgexec().isEmpty())) {
-            throw new IllegalArgumentException("a pids cgroup needs the pool and cgexec");
+    /**
+     * @param ids the uids to lend, when this process is root; empty when it is not
+     * @param etcSnapshot the {@code /etc} entries in one directory; empty to bind them one by one
+     * @param seccompProgram the seccomp program to load; empty for none
+     */
+    public BwrapRung(BwrapCommand.Tools tools, HostLayout layout, ResourceLimits limits, Optional<SandboxIds> ids,
+            Optional<Path> etcSnapshot, Optional<Path> seccompProgram) {
+        if (ids.isPresent() && tools.setpriv().isEmpty()) {
+            throw new IllegalArgumentException("running as a sandbox uid needs setpriv");
         }
         this.tools = tools;
         this.layout = layout;
         this.limits = limits;
-        this.processCount = processCount;
-        this.cgroups = processCount == ProcessCount.PIDS_CGROUP ? cgroups : Optional.empty();
+        this.ids = ids;
+        this.etcSnapshot = etcSnapshot;
+        this.seccompProgram = seccompProgram;
     }
 
     @Override
@@ -59,41 +57,69 @@ public final class BwrapRung implements Rung {
         return IsolationTier.BWRAP;
     }
 
-    /** @return how this rung holds the process count */
-    public ProcessCount processCount() {
-        return processCount;
+    @Override
+    public Set<String> limitsUnenforced() {
+        return Set.of();
     }
 
     @Override
-    public Set<String> limitsUnenforced() {
-        return processCount == ProcessCount.UNENFORCED ? Set.of("processCount") : Set.of();
+    public boolean filtered() {
+        return seccompProgram.isPresent();
+    }
+
+    @Override
+    public Map<String, String> enforcement() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("cpuSeconds", "RLIMIT_CPU, set by the launcher's ulimit (SIGKILL at the limit)");
+        m.put("memoryBytes", "RLIMIT_AS per process, set by the launcher's ulimit");
+        m.put("fileSizeBytes", "RLIMIT_FSIZE, set by the launcher's ulimit (whole 512-byte blocks)");
+        m.put("processCount", ids.isPresent()
+                ? "RLIMIT_NPROC on a uid lent to this run alone (" + ids.get() + ")"
+                : "RLIMIT_NPROC on this process's uid, counting its other processes too (not running as root)");
+        return m;
     }
 
     @Override
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
-        PidsCgroups.Lease lease = null;
-        if (cgroups.isPresent()) {
+        Optional<SandboxIds.Lease> lease = Optional.empty();
+        if (ids.isPresent()) {
+            lease = Optional.of(ids.get().acquire(binds.writeRoot(), saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
+                    new IOException("no sandbox uid was free within the timeout: more than " + ids.get().count()
+                            + " runs at once (" + ids.get() + ")"))));
             try {
-                lease = cgroups.get().acquire((long) limits.processCount() + BWRAP_PROCESSES);
+                WriteRootHandover.handOver(binds.writeRoot(), lease.get(), ids.get());
             } catch (IOException e) {
-                throw new UncheckedIOException("could not prepare the pids cgroup that holds the process count", e);
+                ids.get().release(binds.writeRoot(), lease.get());
+                throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
+            } catch (RuntimeException e) {
+                ids.get().release(binds.writeRoot(), lease.get());
+                throw e;
             }
         }
-        long nproc = limits.processCount();
         List<String> argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
-                Optional.ofNullable(lease).map(PidsCgroups.Lease::controllerPath), nproc);
-        return new BwrapLaunch(argv, cgroups.orElse(null), lease);
+                new BwrapCommand.Run(lease, etcSnapshot, seccompProgram), limits.processCount());
+        return new BwrapLaunch(argv, ids.orElse(null), lease.orElse(null), binds.writeRoot());
+    }
+
+    static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     private static final class BwrapLaunch implements Launch {
         private final List<String> argv;
-        private final PidsCgroups pool;
-        private final PidsCgroups.Lease lease;
+        private final SandboxIds pool;
+        private final SandboxIds.Lease lease;
+        private final Path writeRoot;
 
-        BwrapLaunch(List<String> argv, PidsCgroups pool, PidsCgroups.Lease lease) {
+        BwrapLaunch(List<String> argv, SandboxIds pool, SandboxIds.Lease lease, Path writeRoot) {
             this.argv = List.copyOf(argv);
             this.pool = pool;
             this.lease = lease;
+            this.writeRoot = writeRoot;
         }
 
         @Override
@@ -109,8 +135,7 @@ public final class BwrapRung implements Rung {
         /**
          * Kills the command, the pid namespace's init: the kernel then kills everything else in the
          * namespace, and bubblewrap reaps the command and exits. Killing bubblewrap first would leave
-         * the command to the host's init to reap, which may take seconds. Processes left in the cgroup
-         * after that are killed on release.
+         * the command to the host's init to reap, which may take seconds.
          */
         @Override
         public void killTree(Process client) {
@@ -127,17 +152,21 @@ public final class BwrapRung implements Rung {
             }
         }
 
+        /**
+         * Bubblewrap has exited, so its pid namespace is gone with every process of the run in it:
+         * the uid is free for the next run.
+         */
         @Override
         public void close(Process client, boolean killed) {
             if (lease != null) {
-                pool.release(lease);
+                pool.release(writeRoot, lease);
             }
         }
 
         @Override
         public void abandon() {
             if (lease != null) {
-                pool.release(lease);
+                pool.release(writeRoot, lease);
             }
         }
     }

@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * The command line of a run on the container rung. The image is a skeleton: the host's runtime
  * ({@code /usr}, the {@code /etc} list of {@link HostLayout}) is bound over it read-only, so both rungs
  * run the same binaries. Never pulls, no network, read-only root file system, no capabilities, no new
- * privileges, a private cgroup namespace, memory and pids limits from the engine, the other limits
+ * privileges, the run's own uid and gid when this process is root, the write root {@code nosuid} and
+ * {@code nodev}, ToolYard's seccomp profile, a private cgroup namespace, memory and pids limits from the engine, the other limits
  * from {@code prlimit} inside, and the environment replaced by the allowlist with {@code env -i}
  * (engines add variables of their own otherwise). The container is named so that it can be removed
  * when a run is stopped: signalling the client does not stop the container. Stateless.
@@ -51,9 +52,19 @@ public final class ContainerCommand {
      */
     public record Tools(Engine engine, Path client, Optional<Path> runtime, Path env, Path prlimit) {}
 
+    /**
+     * What the container's command runs as and with.
+     *
+     * @param runAs the uid and gid the command runs as ({@code --user}: supplementary groups only
+     *     that gid); empty for the image's default (this process is not root)
+     * @param seccompProfile the seccomp profile the engine loads instead of its default; empty for
+     *     the engine's default
+     */
+    public record Run(Optional<SandboxIds.Lease> runAs, Optional<Path> seccompProfile) {}
+
     /** @return the command line that starts the container named {@code name} and runs {@code command} in it */
     public static List<String> run(Tools tools, String image, String name, HostLayout layout, ResourceLimits limits,
-            BindSet binds, Map<String, String> env, List<String> command, Duration timeout) {
+            BindSet binds, Map<String, String> env, List<String> command, Duration timeout, Run run) {
         List<String> a = new ArrayList<>(64 + command.size());
         a.add(tools.client().toString());
         if (tools.engine() == Engine.DOCKER) {
@@ -74,6 +85,14 @@ public final class ContainerCommand {
         a.add("--cap-drop=ALL");
         a.add("--security-opt");
         a.add("no-new-privileges");
+        if (run.seccompProfile().isPresent()) {
+            a.add("--security-opt");
+            a.add("seccomp=" + run.seccompProfile().get());
+        }
+        if (run.runAs().isPresent()) {
+            a.add("--user");
+            a.add(Integer.toUnsignedString(run.runAs().get().uid()) + ":" + Integer.toUnsignedString(run.runAs().get().gid()));
+        }
         a.add("--cgroupns=private");
         a.add("--ipc=private");
         a.add("--memory");
@@ -106,7 +125,10 @@ public final class ContainerCommand {
         for (Path e : layout.etc()) {
             mount(a, e, true);
         }
-        mount(a, binds.writeRoot(), false);
+        a.add("--mount");
+        // Docker's --mount has no such options (its binds are not nosuid); podman's has.
+        a.add("type=bind,source=" + binds.writeRoot() + ",destination=" + binds.writeRoot()
+                + (tools.engine() == Engine.PODMAN ? ",nosuid,nodev" : ""));
         for (Path r : binds.readRoots()) {
             mount(a, r, true);
         }

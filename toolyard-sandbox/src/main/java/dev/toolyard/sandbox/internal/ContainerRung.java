@@ -3,10 +3,14 @@ package dev.toolyard.sandbox.internal;
 import dev.toolyard.IsolationTier;
 import dev.toolyard.sandbox.ResourceLimits;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,10 +30,18 @@ public final class ContainerRung implements Rung {
     private final HostLayout layout;
     private final ResourceLimits limits;
     private final Map<String, String> clientEnv;
+    private final Optional<SandboxIds> ids;
+    private final Optional<Path> seccompProfile;
 
-    /** @param clientEnv the environment of the engine's client */
+    /**
+     * @param clientEnv the environment of the engine's client
+     * @param ids the uids to lend, one per run, when this process is root; empty when it is not
+     * @param seccompProfile the seccomp profile to load; empty for the engine's default
+     */
     public ContainerRung(ContainerCommand.Tools tools, String image, HostLayout layout, ResourceLimits limits,
-            Map<String, String> clientEnv) {
+            Map<String, String> clientEnv, Optional<SandboxIds> ids, Optional<Path> seccompProfile) {
+        this.ids = ids;
+        this.seccompProfile = seccompProfile;
         this.tools = tools;
         this.image = image;
         this.layout = layout;
@@ -53,20 +65,56 @@ public final class ContainerRung implements Rung {
     }
 
     @Override
+    public boolean filtered() {
+        return seccompProfile.isPresent();
+    }
+
+    @Override
+    public Map<String, String> enforcement() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit inside the container (SIGKILL at the limit)");
+        m.put("memoryBytes", "the container's memory cgroup (--memory), and RLIMIT_AS per process by prlimit");
+        m.put("fileSizeBytes", "RLIMIT_FSIZE, set by prlimit inside the container");
+        m.put("processCount", "the container's pids cgroup (--pids-limit)"
+                + (ids.isPresent() ? ", and RLIMIT_NPROC on a uid lent to this run alone (" + ids.get() + ")" : ""));
+        return m;
+    }
+
+    @Override
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
+        Optional<SandboxIds.Lease> lease = Optional.empty();
+        if (ids.isPresent()) {
+            lease = Optional.of(ids.get().acquire(binds.writeRoot(), BwrapRung.saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
+                    new IOException("no sandbox uid was free within the timeout: more than " + ids.get().count()
+                            + " runs at once (" + ids.get() + ")"))));
+            try {
+                WriteRootHandover.handOver(binds.writeRoot(), lease.get(), ids.get());
+            } catch (IOException e) {
+                ids.get().release(binds.writeRoot(), lease.get());
+                throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
+            } catch (RuntimeException e) {
+                ids.get().release(binds.writeRoot(), lease.get());
+                throw e;
+            }
+        }
         String name = "toolyard-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-        List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout);
-        return new ContainerLaunch(argv, name);
+        List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,
+                new ContainerCommand.Run(lease, seccompProfile));
+        return new ContainerLaunch(argv, name, lease.orElse(null), binds.writeRoot());
     }
 
     private final class ContainerLaunch implements Launch {
         private final List<String> argv;
         private final String name;
+        private final SandboxIds.Lease lease;
+        private final Path writeRoot;
         private volatile boolean removed;
 
-        ContainerLaunch(List<String> argv, String name) {
+        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease, Path writeRoot) {
             this.argv = List.copyOf(argv);
             this.name = name;
+            this.lease = lease;
+            this.writeRoot = writeRoot;
         }
 
         @Override
@@ -90,11 +138,16 @@ public final class ContainerRung implements Rung {
             if (killed && !removed) {
                 remove();
             }
+            if (lease != null) {
+                ids.get().release(writeRoot, lease); // the container, and every process of the run in it, is gone
+            }
         }
 
         @Override
         public void abandon() {
-            // nothing was started
+            if (lease != null) {
+                ids.get().release(writeRoot, lease);
+            }
         }
 
         private synchronized void remove() {

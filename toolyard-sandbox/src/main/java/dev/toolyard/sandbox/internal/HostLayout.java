@@ -19,8 +19,12 @@ import java.util.Optional;
  * @param etc the {@code /etc} entries bound read-only, those the host has
  * @param procReadOnly parts of {@code /proc} bound read-only over the sandbox's own
  * @param procMasked files of {@code /proc} hidden behind {@code /dev/null}
+ * @param procMaskedUnprivileged those of {@code procMasked} that users other than root may read or
+ *     write (their mode has a bit for "others"): what a command running as a uid that is not root
+ *     and holds no capability could still reach
  */
-public record HostLayout(Path usr, List<TopLevel> topLevel, List<Path> etc, List<Path> procReadOnly, List<Path> procMasked) {
+public record HostLayout(Path usr, List<TopLevel> topLevel, List<Path> etc, List<Path> procReadOnly, List<Path> procMasked,
+        List<Path> procMaskedUnprivileged) {
     /** The {@code /etc} entries a command needs to link, name users and tell the time; nothing secret. */
     public static final List<String> ETC_ENTRIES = List.of(
             "alternatives", "group", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf", "passwd");
@@ -37,6 +41,21 @@ public record HostLayout(Path usr, List<TopLevel> topLevel, List<Path> etc, List
         etc = List.copyOf(etc);
         procReadOnly = List.copyOf(procReadOnly);
         procMasked = List.copyOf(procMasked);
+        procMaskedUnprivileged = List.copyOf(procMaskedUnprivileged);
+    }
+
+    /**
+     * @return the parts of {@code /proc} bound read-only for a command that runs as a uid that is not
+     *     root and holds no capability: only {@code /proc/sys}, where a few files are writable by
+     *     anyone and guarded by a capability check alone; the rest only root may write
+     */
+    public List<Path> procReadOnlyForUnprivileged() {
+        return procReadOnly.stream().filter(p -> p.getFileName().toString().equals("sys")).toList();
+    }
+
+    /** @return {@link #procMaskedUnprivileged()} */
+    public List<Path> procMaskedForUnprivileged() {
+        return procMaskedUnprivileged;
     }
 
     /**
@@ -79,13 +98,21 @@ public record HostLayout(Path usr, List<TopLevel> topLevel, List<Path> etc, List
             }
         }
         List<Path> masked = new ArrayList<>();
+        List<Path> maskedUnprivileged = new ArrayList<>();
         for (String name : PROC_MASKED) {
             Path p = root.resolve("proc").resolve(name);
             if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
                 masked.add(p);
+                try {
+                    if (((Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0007) != 0) {
+                        maskedUnprivileged.add(p);
+                    }
+                } catch (IOException | UnsupportedOperationException e) {
+                    maskedUnprivileged.add(p); // unknown: mask it
+                }
             }
         }
-        return new HostLayout(root.resolve("usr"), top, etc, readOnly, masked);
+        return new HostLayout(root.resolve("usr"), top, etc, readOnly, masked, maskedUnprivileged);
     }
 
     /**

@@ -72,23 +72,38 @@ public final class Ladder {
     }
 
     /**
+     * What the host gives runs, found once by the sandbox before it climbs.
+     *
+     * @param root whether this process's effective uid is 0: runs then switch to a lent uid
+     * @param ids the uids lent to runs when {@code root}
+     * @param files the private files runs use (the {@code /etc} snapshot, the seccomp filter); empty
+     *     when they could not be written, in which case {@code /etc} entries are bound one by one and
+     *     no rung is filtered
+     */
+    public record Host(boolean root, SandboxIds ids, Optional<SandboxFiles> files) {
+        Optional<SandboxIds> lent() {
+            return root ? Optional.of(ids) : Optional.empty();
+        }
+    }
+
+    /**
      * @param image the container image; {@code null} skips the container rung
      * @return the climb, with every rung in order: those below the rung taken are listed as not probed
      */
     public static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
-            Map<String, String> clientEnv) {
+            Map<String, String> clientEnv, Host host) {
         HostLayout layout = HostLayout.inspect();
         List<Step> steps = new ArrayList<>();
         for (ContainerCommand.Engine engine : ContainerCommand.Engine.values()) {
             Attempt a = image == null
                     ? Attempt.skip("no container image configured (TieredSandbox.builder().containerImage(...))")
-                    : container(engine, which, layout, limits, image, clientEnv);
+                    : container(engine, which, layout, limits, image, clientEnv, host);
             steps.add(new Step(engine.command(), a.rung != null, a.why));
             if (a.rung != null) {
                 return finish(steps, a, engine.command());
             }
         }
-        Attempt a = bwrap(which, layout, limits);
+        Attempt a = bwrap(which, layout, limits, host);
         steps.add(new Step("bwrap", a.rung != null, a.why));
         if (a.rung != null) {
             return finish(steps, a, "bwrap");
@@ -105,7 +120,7 @@ public final class Ladder {
     }
 
     private static Attempt container(ContainerCommand.Engine engine, Function<String, Optional<Path>> which,
-            HostLayout layout, ResourceLimits limits, String image, Map<String, String> clientEnv) {
+            HostLayout layout, ResourceLimits limits, String image, Map<String, String> clientEnv, Host host) {
         Optional<Path> client = find(which, engine.command());
         if (client.isEmpty()) {
             return Attempt.skip(engine.command() + " not found"
@@ -113,63 +128,55 @@ public final class Ladder {
         }
         Optional<Path> env = find(which, "env");
         Optional<Path> prlimit = find(which, "prlimit");
-        String missing = missingInside(layout, "env", env);
+        String missing = missingInside(layout, "env", env, "coreutils");
         if (missing == null) {
-            missing = missingInside(layout, "prlimit", prlimit);
+            missing = missingInside(layout, "prlimit", prlimit, "util-linux");
         }
         if (missing != null) {
             return Attempt.skip(missing);
         }
         Optional<Path> runtime = engine == ContainerCommand.Engine.PODMAN ? find(which, "runc") : Optional.empty();
         ContainerCommand.Tools tools = new ContainerCommand.Tools(engine, client.get(), runtime, env.get(), prlimit.get());
-        ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv);
+        Optional<Path> profile = host.files().flatMap(SandboxFiles::seccompProfile);
+        ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv, host.lent(), profile);
         String detail = engine.command() + " at " + client.get() + ", image " + image
-                + (runtime.map(r -> ", runtime " + r).orElse(engine == ContainerCommand.Engine.PODMAN ? ", engine's default runtime" : ""));
+                + (runtime.map(r -> ", runtime " + r).orElse(engine == ContainerCommand.Engine.PODMAN ? ", engine's default runtime" : ""))
+                + "; " + runsAs(host) + "; " + (profile.isPresent() ? "ToolYard's seccomp profile" : "the engine's default seccomp profile");
         return canary(rung, CONTAINER_CANARY_TIMEOUT, detail);
     }
 
-    private static Attempt bwrap(Function<String, Optional<Path>> which, HostLayout layout, ResourceLimits limits) {
+    private static Attempt bwrap(Function<String, Optional<Path>> which, HostLayout layout, ResourceLimits limits, Host host) {
         Optional<Path> bwrap = find(which, "bwrap");
         if (bwrap.isEmpty()) {
             return Attempt.skip("bwrap not found (apt-get install bubblewrap)");
         }
+        Optional<Path> dash = find(which, "dash");
+        if (dash.isEmpty()) {
+            return Attempt.skip("dash not found (apt-get install dash): the launcher relies on its ulimit");
+        }
         Optional<Path> env = find(which, "env");
-        Optional<Path> prlimit = find(which, "prlimit");
-        String missing = missingInside(layout, "env", env);
-        if (missing == null) {
-            missing = missingInside(layout, "prlimit", prlimit);
+        String missing = missingInside(layout, "env", env, "coreutils");
+        Optional<Path> setpriv = Optional.empty();
+        if (missing == null && host.root()) {
+            setpriv = find(which, "setpriv");
+            missing = missingInside(layout, "setpriv", setpriv, "util-linux");
+            if (missing != null) {
+                missing += "; running as root, the command must switch to a sandbox uid, so the rung is not used";
+            }
         }
         if (missing != null) {
             return Attempt.skip(missing);
         }
-        String detail = "bwrap at " + bwrap.get();
-        if (!runsAsRoot()) {
-            BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), Optional.empty()),
-                    layout, limits, BwrapRung.ProcessCount.RLIMIT_NPROC, Optional.empty());
-            return canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count held by RLIMIT_NPROC (not running as root)");
-        }
-        Optional<Path> cgexec = find(which, "cgexec");
-        String unheld;
-        if (cgexec.isEmpty()) {
-            unheld = "cgexec not found (apt-get install cgroup-tools)";
-        } else {
-            PidsCgroups.Opened opened = PidsCgroups.open();
-            if (opened.pool().isPresent()) {
-                BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), cgexec),
-                        layout, limits, BwrapRung.ProcessCount.PIDS_CGROUP, opened.pool());
-                Attempt a = canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count held by " + opened.why() + " via " + cgexec.get());
-                if (a.rung != null || Thread.currentThread().isInterrupted()) {
-                    return a;
-                }
-                unheld = "the pids cgroup canary failed: " + a.why;
-            } else {
-                unheld = opened.why();
-            }
-        }
-        BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(bwrap.get(), env.get(), prlimit.get(), Optional.empty()),
-                layout, limits, BwrapRung.ProcessCount.UNENFORCED, Optional.empty());
-        return canary(rung, BWRAP_CANARY_TIMEOUT, detail + "; process count NOT held: running as root, where RLIMIT_NPROC "
-                + "does nothing, and no pids cgroup: " + unheld);
+        Optional<Path> program = host.files().flatMap(SandboxFiles::seccompProgram);
+        BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(dash.get(), bwrap.get(), env.get(), setpriv), layout, limits,
+                host.lent(), host.files().map(SandboxFiles::etcSnapshot), program);
+        String detail = "bwrap at " + bwrap.get() + "; " + runsAs(host) + "; "
+                + (program.isPresent() ? "ToolYard's seccomp filter" : "no seccomp filter");
+        return canary(rung, BWRAP_CANARY_TIMEOUT, detail);
+    }
+
+    private static String runsAs(Host host) {
+        return host.root() ? "commands run as " + host.ids() + ", one pair per run" : "commands keep this process's uid (not root)";
     }
 
     private static Attempt canary(Rung rung, Duration timeout, String detail) {
@@ -207,9 +214,9 @@ public final class Ladder {
     }
 
     /** @return why {@code name}, which runs inside the sandbox, cannot be used; {@code null} if it can */
-    private static String missingInside(HostLayout layout, String name, Optional<Path> p) {
+    private static String missingInside(HostLayout layout, String name, Optional<Path> p, String pkg) {
         if (p.isEmpty()) {
-            return name + " not found (util-linux provides prlimit, coreutils env)";
+            return name + " not found (apt-get install " + pkg + ")";
         }
         if (!layout.visibleInside(p.get())) {
             return name + " at " + p.get() + " lies outside the runtime the sandbox binds (/usr)";
@@ -223,7 +230,7 @@ public final class Ladder {
     }
 
     /** @return whether this process's effective uid is 0 (the owner of {@code /proc/self}) */
-    static boolean runsAsRoot() {
+    public static boolean runsAsRoot() {
         try {
             return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
         } catch (IOException | UnsupportedOperationException | ClassCastException e) {

@@ -5,18 +5,100 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The prefix both rungs run inside the sandbox before the command: {@code env -i} with exactly the
- * allowlisted environment (bubblewrap sets {@code PWD} and engines add variables of their own after
- * any clearing they offer), then {@code prlimit} with every limit. Stateless.
+ * How the limits and the environment reach a command.
+ *
+ * <ul>
+ *   <li>Bubblewrap rung: a launcher, {@code dash -c '<fixed script>'}, applies every limit to itself
+ *       with the shell's own {@code ulimit} (no extra program), opens the seccomp program on
+ *       descriptor 9 for bubblewrap's {@code --seccomp 9}, and replaces itself with the rest of the
+ *       command line. Limits and descriptors are inherited across {@code exec}, so bubblewrap and
+ *       everything it starts run under them. Everything variable is a positional argument of the
+ *       script, never part of its text.</li>
+ *   <li>Container rung: {@code prlimit} inside the container.</li>
+ *   <li>Both: {@code env -i} with exactly the allowlisted environment, last before the command
+ *       (bubblewrap sets {@code PWD} after any clearing it offers, and engines add variables of their
+ *       own).</li>
+ * </ul>
+ *
+ * Stateless.
  */
 final class Limits {
     /** Open files per process: enough for any tool, few enough to bound kernel memory. */
     static final int OPEN_FILES = 1024;
+    /** The descriptor the launcher opens the seccomp program on. */
+    static final int SECCOMP_FD = 9;
+    /** What the launcher is called in {@code ps}: its {@code $0}. */
+    static final String LAUNCHER_NAME = "toolyard-launch";
+    /** Exit status of a launcher that could not apply a limit; the command never ran. */
+    static final int LAUNCHER_FAILED = 125;
+    /**
+     * The launcher. dash's {@code ulimit} units: {@code -t} seconds, {@code -v} KiB, {@code -f}
+     * 512-byte blocks, {@code -n} descriptors, {@code -p} processes; each sets the soft and the hard
+     * limit. A failed redirection ends a non-interactive shell, so a missing program never runs the
+     * command unfiltered.
+     */
+    static final String LAUNCHER = "ulimit -t \"$1\" && ulimit -v \"$2\" && ulimit -f \"$3\" && ulimit -n \"$4\" "
+            + "&& ulimit -p \"$5\" && ulimit -c 0 || exit " + LAUNCHER_FAILED + "\n"
+            + "[ \"$6\" = - ] || exec " + SECCOMP_FD + "<\"$6\"\n"
+            + "shift 6\n"
+            + "exec \"$@\"\n";
 
     private Limits() {}
+
+    /**
+     * @param shell dash, whose {@code ulimit} units the script relies on
+     * @param nproc the {@code RLIMIT_NPROC} to set (it binds for a non-root uid only)
+     * @param seccompProgram the filter to open on descriptor 9; empty for none
+     * @return the launcher, ready for the rest of the command line
+     */
+    static List<String> launcher(Path shell, ResourceLimits limits, long nproc, Optional<Path> seccompProgram) {
+        List<String> a = new ArrayList<>(10);
+        a.add(shell.toString());
+        a.add("-c");
+        a.add(LAUNCHER);
+        a.add(LAUNCHER_NAME);
+        a.add(Long.toString(limits.cpuSeconds()));
+        a.add(Long.toString(Math.max(1, limits.memoryBytes() / 1024)));
+        a.add(Long.toString(fileSizeBlocks(limits)));
+        a.add(Integer.toString(OPEN_FILES));
+        a.add(Long.toString(nproc));
+        a.add(seccompProgram.map(Path::toString).orElse("-"));
+        return a;
+    }
+
+    /** @return the file size limit in the 512-byte blocks of dash's {@code ulimit -f}, rounded down, at least one */
+    static long fileSizeBlocks(ResourceLimits limits) {
+        return Math.max(1, limits.fileSizeBytes() / 512);
+    }
+
+    /** @return {@code env -i -- NAME=VALUE...}, in name order, ready for the command */
+    static List<String> environment(Path envTool, Map<String, String> env) {
+        return environment(envTool, Optional.empty(), env);
+    }
+
+    /**
+     * @param chdir the working directory {@code env} changes to before it runs the command ({@code -C}),
+     *     as the command's uid; empty to keep the current one
+     * @return {@code env -i [-C DIR] -- NAME=VALUE...}, in name order, ready for the command
+     */
+    static List<String> environment(Path envTool, Optional<Path> chdir, Map<String, String> env) {
+        List<String> a = new ArrayList<>(5 + env.size());
+        a.add(envTool.toString());
+        a.add("-i");
+        if (chdir.isPresent()) {
+            a.add("-C");
+            a.add(chdir.get().toString());
+        }
+        a.add("--");
+        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+            a.add(e.getKey() + "=" + e.getValue());
+        }
+        return a;
+    }
 
     /**
      * @param env the command's whole environment; names are POSIX names, so none is taken for an option
@@ -24,13 +106,7 @@ final class Limits {
      * @return {@code env -i -- NAME=VALUE... prlimit ... --}, ready for the command
      */
     static List<String> inside(Path envTool, Path prlimit, Map<String, String> env, ResourceLimits limits, long nproc) {
-        List<String> a = new ArrayList<>(12 + env.size());
-        a.add(envTool.toString());
-        a.add("-i");
-        a.add("--");
-        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-            a.add(e.getKey() + "=" + e.getValue());
-        }
+        List<String> a = environment(envTool, env);
         a.addAll(prlimit(prlimit, limits, nproc));
         return a;
     }

@@ -17,6 +17,12 @@ public interface Rung {
     /** @return the limits it cannot enforce, by {@code ResourceLimits} parameter name, in a stable order */
     Set<String> limitsUnenforced();
 
+    /** @return for each {@code ResourceLimits} parameter name, in order, the mechanism that enforces it here */
+    Map<String, String> enforcement();
+
+    /** @return whether runs load ToolYard's own seccomp filter */
+    boolean filtered();
+
     /**
      * @param command the command, argv only
      * @param env the command's environment, exactly

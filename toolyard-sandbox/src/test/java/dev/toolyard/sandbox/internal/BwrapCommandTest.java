@@ -4,6 +4,7 @@ import static dev.toolyard.sandbox.internal.Fixtures.BINDS;
 import static dev.toolyard.sandbox.internal.Fixtures.DEBIAN;
 import static dev.toolyard.sandbox.internal.Fixtures.indexOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.sandbox.ResourceLimits;
 import java.nio.file.Path;
@@ -13,40 +14,87 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class BwrapCommandTest {
-    private static final BwrapCommand.Tools TOOLS =
-            new BwrapCommand.Tools(Path.of("/usr/bin/bwrap"), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"), Optional.of(Path.of("/usr/bin/cgexec")));
+    private static final BwrapCommand.Tools TOOLS = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
+            Path.of("/usr/bin/env"), Optional.of(Path.of("/usr/bin/setpriv")));
     private static final List<String> COMMAND = List.of("/bin/sh", "-c", "echo hi");
+    private static final SandboxIds.Lease LEASE = new SandboxIds.Lease(2147450881, 2147450882);
+    private static final BwrapCommand.Run AS_ROOT = new BwrapCommand.Run(Optional.of(LEASE), Optional.of(Path.of("/run/ty/etc")),
+            Optional.of(Path.of("/run/ty/seccomp.bpf")));
+    private static final BwrapCommand.Run NOT_ROOT = new BwrapCommand.Run(Optional.empty(), Optional.empty(), Optional.empty());
 
-    private static List<String> argv(Optional<String> cgroup) {
-        return BwrapCommand.argv(TOOLS, DEBIAN, ResourceLimits.defaults(), BINDS, Map.of("B", "2", "A", "1"), COMMAND, cgroup, 65);
+    private static List<String> argv(BwrapCommand.Run run) {
+        return BwrapCommand.argv(TOOLS, DEBIAN, ResourceLimits.defaults(), BINDS, Map.of("B", "2", "A", "1"), COMMAND, run, 65);
+    }
+
+    private static List<String> bwrap(List<String> a) {
+        return a.subList(a.indexOf("/usr/bin/bwrap"), a.indexOf("--"));
     }
 
     @Test
-    void everyNamespaceIsUnsharedAndEveryCapabilityDropped() {
-        List<String> a = argv(Optional.empty());
+    void theLauncherComesFirstAndBecomesBubblewrap() {
+        List<String> a = argv(AS_ROOT);
 
-        assertThat(a.get(0)).isEqualTo("/usr/bin/bwrap");
-        assertThat(a.subList(1, 10)).containsExactly("--unshare-all", "--unshare-user", "--disable-userns",
+        assertThat(a.subList(0, 4)).containsExactly("/usr/bin/dash", "-c", Limits.LAUNCHER, "toolyard-launch");
+        assertThat(a.subList(4, 11)).containsExactly("60", "1048576", "131072", "1024", "65", "/run/ty/seccomp.bpf", "/usr/bin/bwrap");
+    }
+
+    @Test
+    void asRootBubblewrapKeepsOnlyWhatSetprivNeedsAndTheCommandRunsAsTheLentUidWithNoGroupsAndNoCapabilities() {
+        List<String> a = argv(AS_ROOT);
+        List<String> b = bwrap(a);
+        int separator = a.indexOf("--");
+
+        assertThat(b).contains("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                "--die-with-parent", "--new-session", "--as-pid-1");
+        assertThat(indexOf(b, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"))
+                .isPositive();
+        assertThat(b).doesNotContain("--unshare-user", "--unshare-all", "--share-net", "--dev-bind");
+        assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/setpriv", "--reuid=2147450881", "--regid=2147450882",
+                "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--pdeathsig=keep", "--",
+                "/usr/bin/env", "-i", "-C", "/tmp/ws", "--", "A=1", "B=2", "/bin/sh", "-c", "echo hi");
+    }
+
+    @Test
+    void notAsRootBubblewrapRunsInAUserNamespaceOfItsOwnWithUserNamespacesDisabledAndTheUidIsKept() {
+        List<String> a = argv(NOT_ROOT);
+        int separator = a.indexOf("--");
+
+        assertThat(bwrap(a).subList(1, 10)).containsExactly("--unshare-all", "--unshare-user", "--disable-userns",
                 "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--as-pid-1", "--ro-bind");
-        assertThat(a).doesNotContain("--share-net", "--dev-bind", "--cap-add");
+        assertThat(a).doesNotContain("/usr/bin/setpriv", "--cap-add", "--seccomp");
+        assertThat(a.subList(separator + 1, a.size())).startsWith("/usr/bin/env", "-i", "-C", "/tmp/ws", "--");
+        assertThat(a.get(9)).as("no seccomp program").isEqualTo("-");
     }
 
     @Test
-    void theRuntimeIsReadOnlyWithLinksRecreatedAndEtcNeverBoundWhole() {
-        List<String> a = argv(Optional.empty());
+    void lendingAUidWithoutSetprivIsRefused() {
+        BwrapCommand.Tools noSetpriv = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
+                Path.of("/usr/bin/env"), Optional.empty());
 
-        assertThat(indexOf(a, "--ro-bind", "/usr", "/usr")).isPositive();
-        assertThat(indexOf(a, "--symlink", "usr/bin", "/bin")).isPositive();
-        assertThat(indexOf(a, "--ro-bind", "/opt/lib", "/opt/lib")).isPositive();
-        assertThat(indexOf(a, "--ro-bind", "/etc/passwd", "/etc/passwd")).isPositive();
-        assertThat(a).doesNotContain("/etc", "/etc/shadow");
-        assertThat(indexOf(a, "--ro-bind", "/", "/")).isEqualTo(-1);
-        assertThat(indexOf(a, "--bind", "/", "/")).isEqualTo(-1);
+        assertThatThrownBy(() -> BwrapCommand.argv(noSetpriv, DEBIAN, ResourceLimits.defaults(), BINDS, Map.of(), COMMAND, AS_ROOT, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theRuntimeIsReadOnlyWithLinksRecreatedAndEtcNeverTheHostsWhole() {
+        for (BwrapCommand.Run run : List.of(AS_ROOT, NOT_ROOT)) {
+            List<String> a = argv(run);
+
+            assertThat(indexOf(a, "--ro-bind", "/usr", "/usr")).isPositive();
+            assertThat(indexOf(a, "--symlink", "usr/bin", "/bin")).isPositive();
+            assertThat(indexOf(a, "--ro-bind", "/opt/lib", "/opt/lib")).isPositive();
+            assertThat(indexOf(a, "--ro-bind", "/etc", "/etc")).isEqualTo(-1);
+            assertThat(a).doesNotContain("/etc/shadow");
+            assertThat(indexOf(a, "--ro-bind", "/", "/")).isEqualTo(-1);
+            assertThat(indexOf(a, "--bind", "/", "/")).isEqualTo(-1);
+        }
+        assertThat(indexOf(argv(AS_ROOT), "--ro-bind", "/run/ty/etc", "/etc")).as("the snapshot, in one mount").isPositive();
+        assertThat(indexOf(argv(NOT_ROOT), "--ro-bind", "/etc/passwd", "/etc/passwd")).as("without one, entry by entry").isPositive();
     }
 
     @Test
     void procSysIsReadOnlyAfterTheProcMountAndSensitiveFilesAreMasked() {
-        List<String> a = argv(Optional.empty());
+        List<String> a = argv(NOT_ROOT);
         int proc = indexOf(a, "--proc", "/proc");
 
         assertThat(proc).isPositive();
@@ -56,42 +104,59 @@ class BwrapCommandTest {
     }
 
     @Test
-    void tmpIsPrivateAndMountedBeforeTheRootsThatLiveUnderIt() {
-        List<String> a = argv(Optional.empty());
-        int tmpfs = indexOf(a, "--tmpfs", "/tmp");
+    void asAnUnprivilegedUidOnlyProcSysAndTheProcFilesOthersMayReadStayCovered() {
+        List<String> a = argv(AS_ROOT);
+        int proc = indexOf(a, "--proc", "/proc");
+
+        assertThat(indexOf(a, "--ro-bind", "/proc/sys", "/proc/sys")).isGreaterThan(proc);
+        assertThat(indexOf(a, "--ro-bind", "/dev/null", "/proc/keys")).isGreaterThan(proc);
+        assertThat(indexOf(a, "--ro-bind", "/proc/irq", "/proc/irq")).as("only root may write it").isEqualTo(-1);
+        assertThat(indexOf(a, "--ro-bind", "/dev/null", "/proc/kcore")).as("only root may read it").isEqualTo(-1);
+        assertThat(indexOf(a, "--chmod", "1777", "/dev/shm")).isGreaterThan(indexOf(a, "--dev", "/dev"));
+    }
+
+    @Test
+    void tmpIsPrivateWorldWritableAndMountedBeforeTheRootsThatLiveUnderIt() {
+        List<String> a = argv(AS_ROOT);
+        int tmpfs = indexOf(a, "--perms", "1777", "--tmpfs", "/tmp");
 
         assertThat(tmpfs).isPositive();
         assertThat(indexOf(a, "--bind", "/tmp/ws", "/tmp/ws")).isGreaterThan(tmpfs);
         assertThat(indexOf(a, "--ro-bind", "/tmp/data", "/tmp/data")).isGreaterThan(tmpfs);
         assertThat(indexOf(a, "--ro-bind", "/srv/ref", "/srv/ref")).isGreaterThan(tmpfs);
         assertThat(indexOf(a, "--bind", "/srv/ref", "/srv/ref")).as("read roots are never writable").isEqualTo(-1);
-        assertThat(indexOf(a, "--chdir", "/tmp/ws")).isPositive();
+        assertThat(indexOf(a, "-C", "/tmp/ws")).as("env enters it, as the command's uid").isGreaterThan(a.indexOf("--"));
+        assertThat(a).doesNotContain("--chdir");
     }
 
     @Test
-    void bubblewrapsEnvironmentIsClearedAndTheRootIsRemountedReadOnlyLast() {
-        List<String> a = argv(Optional.empty());
+    void asRootTheDirectoriesAboveEachRootAreMadeSearchableBeforeItIsBound() {
+        List<String> a = argv(AS_ROOT);
+        int bind = indexOf(a, "--bind", "/tmp/ws", "/tmp/ws");
+
+        assertThat(indexOf(a, "--perms", "0755", "--dir", "/tmp")).isPositive().isLessThan(bind);
+        assertThat(indexOf(a, "--perms", "0755", "--dir", "/srv")).isPositive().isLessThan(indexOf(a, "--ro-bind", "/srv/ref", "/srv/ref"));
+        assertThat(a.stream().filter("/tmp"::equals).count()).as("each made once").isEqualTo(2); // --tmpfs /tmp, --dir /tmp
+        assertThat(argv(NOT_ROOT)).doesNotContain("--dir");
+    }
+
+    @Test
+    void bubblewrapsEnvironmentIsClearedTheFilterLoadedFromTheLaunchersDescriptorAndTheRootRemountedReadOnlyLast() {
+        List<String> a = argv(AS_ROOT);
         int separator = a.indexOf("--");
 
         assertThat(a.indexOf("--clearenv")).isPositive().isLessThan(separator);
+        assertThat(indexOf(a, "--seccomp", "9")).isPositive().isLessThan(separator);
         assertThat(a).doesNotContain("--setenv");
         assertThat(indexOf(a, "--remount-ro", "/")).isEqualTo(separator - 2);
     }
 
     @Test
-    void insideEnvSetsExactlyTheAllowlistThenPrlimitTheLimitsAndTheCommandComesLastUntouched() {
-        List<String> a = argv(Optional.empty());
+    void theCommandComesLastUntouchedAfterEnvWithExactlyTheAllowlist() {
+        List<String> a = argv(NOT_ROOT);
         int separator = a.indexOf("--");
 
-        assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/env", "-i", "--", "A=1", "B=2",
-                "/usr/bin/prlimit", "--cpu=60", "--as=1073741824", "--fsize=67108864", "--nofile=1024", "--nproc=65",
-                "--core=0", "--", "/bin/sh", "-c", "echo hi");
-    }
-
-    @Test
-    void aCgroupPutsCgexecInFrontSoBubblewrapStartsInsideIt() {
-        List<String> a = argv(Optional.of("pids:toolyard/1-1"));
-
-        assertThat(a.subList(0, 4)).containsExactly("/usr/bin/cgexec", "-g", "pids:toolyard/1-1", "/usr/bin/bwrap");
+        assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/env", "-i", "-C", "/tmp/ws", "--", "A=1", "B=2",
+                "/bin/sh", "-c", "echo hi");
     }
 }

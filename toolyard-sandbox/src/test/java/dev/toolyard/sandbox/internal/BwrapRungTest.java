@@ -13,36 +13,38 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class BwrapRungTest {
-    private static final BwrapCommand.Tools TOOLS =
-            new BwrapCommand.Tools(Path.of("/usr/bin/bwrap"), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"), Optional.empty());
+    private static final BwrapCommand.Tools TOOLS = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
+            Path.of("/usr/bin/env"), Optional.empty());
     private static final ResourceLimits LIMITS = ResourceLimits.builder().processCount(10).build();
 
     @Test
-    void onlyAnUnheldProcessCountIsReportedUnenforced() {
-        for (BwrapRung.ProcessCount mode : List.of(BwrapRung.ProcessCount.RLIMIT_NPROC, BwrapRung.ProcessCount.UNENFORCED)) {
-            BwrapRung rung = new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, mode, Optional.empty());
+    void everyLimitIsEnforcedAndTheReportSaysHow() {
+        BwrapRung rung = new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, Optional.empty(), Optional.empty(), Optional.empty());
 
-            assertThat(rung.name()).isEqualTo("bwrap");
-            assertThat(rung.tier()).isEqualTo(IsolationTier.BWRAP);
-            assertThat(rung.limitsUnenforced())
-                    .isEqualTo(mode == BwrapRung.ProcessCount.UNENFORCED ? java.util.Set.of("processCount") : java.util.Set.of());
-        }
+        assertThat(rung.name()).isEqualTo("bwrap");
+        assertThat(rung.tier()).isEqualTo(IsolationTier.BWRAP);
+        assertThat(rung.limitsUnenforced()).isEmpty();
+        assertThat(rung.enforcement()).containsOnlyKeys("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
+        assertThat(rung.enforcement().get("processCount")).contains("RLIMIT_NPROC on this process's uid");
+        assertThat(rung.filtered()).isFalse();
     }
 
     @Test
-    void aCgroupModeWithoutThePoolOrCgexecIsRefused() {
-        assertThatThrownBy(() -> new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, BwrapRung.ProcessCount.PIDS_CGROUP, Optional.empty()))
-                .isInstanceOf(IllegalArgumentException.class);
+    void lendingUidsWithoutSetprivIsRefused() {
+        assertThatThrownBy(() -> new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, Optional.of(new SandboxIds(2147450880, 2147450880, 1)),
+                Optional.empty(), Optional.empty()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("setpriv");
     }
 
     @Test
-    void withoutACgroupTheRunStartsWithBubblewrapAndTheRlimitIsTheProcessCount() {
-        BwrapRung rung = new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, BwrapRung.ProcessCount.RLIMIT_NPROC, Optional.empty());
+    void notAsRootTheRunStartsWithTheLauncherAndTheRlimitIsTheProcessCount() {
+        BwrapRung rung = new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, Optional.empty(), Optional.empty(), Optional.empty());
 
         Launch launch = rung.prepare(List.of("/bin/true"), Fixtures.BINDS, Map.of(), Duration.ofSeconds(1));
 
-        assertThat(launch.argv().get(0)).isEqualTo("/usr/bin/bwrap");
-        assertThat(launch.argv()).contains("--nproc=10").endsWith("/bin/true");
-        assertThat(launch.environment()).as("bubblewrap itself needs no environment").isEmpty();
+        assertThat(launch.argv().get(0)).isEqualTo("/usr/bin/dash");
+        assertThat(launch.argv().get(8)).as("ulimit -p").isEqualTo("10");
+        assertThat(launch.argv()).doesNotContain("setpriv").endsWith("/bin/true");
+        assertThat(launch.environment()).as("the launcher itself needs no environment").isEmpty();
     }
 }

@@ -20,9 +20,26 @@ class ContainerCommandTest {
             Path.of("/usr/bin/docker"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
     private static final ResourceLimits LIMITS = ResourceLimits.builder().memoryBytes(64L << 20).processCount(16).build();
 
+    private static final ContainerCommand.Run AS_SANDBOX_UID = new ContainerCommand.Run(
+            Optional.of(new SandboxIds.Lease(2147450881, 2147450882)), Optional.of(Path.of("/run/ty/seccomp.json")));
+
     private static List<String> run(ContainerCommand.Tools tools) {
+        return run(tools, AS_SANDBOX_UID);
+    }
+
+    private static List<String> run(ContainerCommand.Tools tools, ContainerCommand.Run run) {
         return ContainerCommand.run(tools, "localhost/skeleton:1", "toolyard-abc", DEBIAN, LIMITS, BINDS,
-                Map.of("PATH", "/usr/bin", "A", "x y"), List.of("A=B", "--help"), Duration.ofMillis(1500));
+                Map.of("PATH", "/usr/bin", "A", "x y"), List.of("A=B", "--help"), Duration.ofMillis(1500), run);
+    }
+
+    @Test
+    void asRootTheCommandRunsAsTheLentUidAndGidUnderToolYardsSeccompProfile() {
+        List<String> a = run(PODMAN);
+        List<String> plain = run(PODMAN, new ContainerCommand.Run(Optional.empty(), Optional.empty()));
+
+        assertThat(indexOf(a, "--user", "2147450881:2147450882")).isPositive().isLessThan(a.indexOf("localhost/skeleton:1"));
+        assertThat(indexOf(a, "--security-opt", "seccomp=/run/ty/seccomp.json")).isPositive();
+        assertThat(plain).doesNotContain("--user").noneMatch(arg -> arg.startsWith("seccomp="));
     }
 
     @Test
@@ -48,13 +65,13 @@ class ContainerCommandTest {
     }
 
     @Test
-    void theRuntimeAndTheRootsAreBoundAtTheirOwnPathsAndOnlyTheWriteRootIsWritable() {
+    void theRuntimeAndTheRootsAreBoundAtTheirOwnPathsAndOnlyTheWriteRootIsWritableNosuidAndNodev() {
         List<String> a = run(PODMAN);
 
         assertThat(a).contains("type=bind,source=/usr,destination=/usr,readonly",
                 "type=bind,source=/etc/passwd,destination=/etc/passwd,readonly",
                 "type=bind,source=/opt/lib,destination=/opt/lib,readonly",
-                "type=bind,source=/tmp/ws,destination=/tmp/ws",
+                "type=bind,source=/tmp/ws,destination=/tmp/ws,nosuid,nodev",
                 "type=bind,source=/srv/ref,destination=/srv/ref,readonly");
         assertThat(a).noneMatch(arg -> arg.contains("/bin,") || arg.contains("source=/etc,"));
         assertThat(indexOf(a, "--workdir", "/tmp/ws")).isPositive();

@@ -18,16 +18,19 @@ class ContainerRungTest {
 
     @Test
     void everyLimitIsEnforcedAndTheRungIsNamedAfterItsEngine() {
-        ContainerRung rung = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV);
+        ContainerRung rung = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV, Optional.empty(), Optional.empty());
 
         assertThat(rung.name()).isEqualTo("podman");
         assertThat(rung.tier()).isEqualTo(IsolationTier.CONTAINER);
         assertThat(rung.limitsUnenforced()).isEmpty();
+        assertThat(rung.enforcement()).containsOnlyKeys("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
+        assertThat(rung.enforcement().get("processCount")).startsWith("the container's pids cgroup");
+        assertThat(rung.filtered()).isFalse();
     }
 
     @Test
     void eachRunGetsItsOwnContainerNameAndTheClientItsOwnEnvironment() {
-        ContainerRung rung = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV);
+        ContainerRung rung = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV, Optional.empty(), Optional.empty());
 
         Launch a = rung.prepare(List.of("/bin/true"), Fixtures.BINDS, Map.of(), Duration.ofSeconds(1));
         Launch b = rung.prepare(List.of("/bin/true"), Fixtures.BINDS, Map.of(), Duration.ofSeconds(1));

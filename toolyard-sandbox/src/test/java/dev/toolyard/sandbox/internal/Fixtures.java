@@ -13,7 +13,8 @@ final class Fixtures {
                     new HostLayout.TopLevel(Path.of("/opt/lib"), Optional.empty())),
             List.of(Path.of("/etc/passwd"), Path.of("/etc/ld.so.cache")),
             List.of(Path.of("/proc/sys"), Path.of("/proc/irq")),
-            List.of(Path.of("/proc/kcore")));
+            List.of(Path.of("/proc/kcore"), Path.of("/proc/keys")),
+            List.of(Path.of("/proc/keys")));
 
     static final BindSet BINDS = new BindSet(Path.of("/tmp/ws"), List.of(Path.of("/srv/ref"), Path.of("/tmp/data")));
 

@@ -32,7 +32,7 @@ class HostLayoutTest {
     @Test
     void onlyPathsInTheBoundRuntimeAreVisibleInside() {
         HostLayout layout = new HostLayout(Path.of("/usr"),
-                List.of(new HostLayout.TopLevel(Path.of("/bin"), Optional.of(Path.of("usr/bin")))), List.of(), List.of(), List.of());
+                List.of(new HostLayout.TopLevel(Path.of("/bin"), Optional.of(Path.of("usr/bin")))), List.of(), List.of(), List.of(), List.of());
 
         assertThat(layout.visibleInside(Path.of("/usr/bin/prlimit"))).isTrue();
         assertThat(layout.visibleInside(Path.of("/bin/env"))).isTrue();

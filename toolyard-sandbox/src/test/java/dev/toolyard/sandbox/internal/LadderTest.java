@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 
 class LadderTest {
     private static final Map<String, String> CLIENT_ENV = ContainerCommand.clientEnvironment("/root", Optional.empty());
+    private static final Ladder.Host ROOT = new Ladder.Host(true, new SandboxIds(2147450880, 2147450880, 4), Optional.empty());
 
     @Test
     void withNothingVisibleEveryRungIsSkippedAndEveryLimitIsUnenforced() {
-        Ladder.Climb c = Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), "img:1", CLIENT_ENV);
+        Ladder.Climb c = Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT);
 
         assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
         assertThat(c.rung()).isEmpty();
@@ -32,20 +33,40 @@ class LadderTest {
         Function<String, Optional<Path>> relative = name -> Optional.of(Path.of("bin", name));
         Function<String, Optional<Path>> nulls = name -> null;
 
-        assertThat(Ladder.climb(relative, ResourceLimits.defaults(), null, CLIENT_ENV).steps().get(2).why())
+        assertThat(Ladder.climb(relative, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT).steps().get(2).why())
                 .startsWith("bwrap not found");
-        assertThat(Ladder.climb(nulls, ResourceLimits.defaults(), null, CLIENT_ENV).steps().get(2).why())
+        assertThat(Ladder.climb(nulls, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT).steps().get(2).why())
                 .startsWith("bwrap not found");
     }
 
     @Test
     void aHelperOutsideTheBoundRuntimeSkipsTheRungAndSaysWhy() {
-        Function<String, Optional<Path>> which = name -> Optional.of(Path.of(name.equals("prlimit") ? "/opt/x/prlimit" : "/usr/bin/" + name));
+        Function<String, Optional<Path>> which = name -> Optional.of(Path.of(name.equals("setpriv") ? "/opt/x/setpriv" : "/usr/bin/" + name));
 
-        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV);
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT);
 
-        assertThat(c.steps().get(2).why()).isEqualTo("prlimit at /opt/x/prlimit lies outside the runtime the sandbox binds (/usr)");
+        assertThat(c.steps().get(2).why()).startsWith("setpriv at /opt/x/setpriv lies outside the runtime the sandbox binds (/usr)");
         assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
+    }
+
+    @Test
+    void asRootWithoutSetprivTheBubblewrapRungIsNotUsedRatherThanRunTheCommandAsRoot() {
+        Function<String, Optional<Path>> which = name -> name.equals("setpriv") ? Optional.empty() : Optional.of(Path.of("/usr/bin/" + name));
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT);
+
+        assertThat(c.steps().get(2).why()).isEqualTo("setpriv not found (apt-get install util-linux); running as root, "
+                + "the command must switch to a sandbox uid, so the rung is not used");
+        assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
+    }
+
+    @Test
+    void withoutDashTheBubblewrapRungIsSkippedBecauseTheLauncherReliesOnItsUlimit() {
+        Function<String, Optional<Path>> which = name -> name.equals("dash") ? Optional.empty() : Optional.of(Path.of("/usr/bin/" + name));
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT);
+
+        assertThat(c.steps().get(2).why()).startsWith("dash not found");
     }
 
     @Test
@@ -55,7 +76,7 @@ class LadderTest {
         Hosts.require(Hosts.hiding().apply("podman").isPresent(), "podman is not installed (apt-get install podman runc)");
 
         Ladder.Climb c = Ladder.climb(Hosts.hiding("docker", "bwrap"), ResourceLimits.defaults(),
-                "localhost/toolyard-no-such-image:0", CLIENT_ENV);
+                "localhost/toolyard-no-such-image:0", CLIENT_ENV, ROOT);
 
         assertThat(c.steps().get(0).taken()).isFalse();
         assertThat(c.steps().get(0).why()).contains("canary failed: exit 125");

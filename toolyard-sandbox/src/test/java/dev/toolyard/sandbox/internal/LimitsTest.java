@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.sandbox.ResourceLimits;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class LimitsTest {
@@ -14,6 +16,25 @@ class LimitsTest {
 
         assertThat(Limits.prlimit(Path.of("/usr/bin/prlimit"), l, 6)).containsExactly("/usr/bin/prlimit", "--cpu=2",
                 "--as=67108864", "--fsize=4096", "--nofile=1024", "--nproc=6", "--core=0", "--");
+    }
+
+    @Test
+    void theLauncherPassesEveryVariablePartAsAPositionalArgumentInDashsUnits() {
+        ResourceLimits l = ResourceLimits.builder().cpuSeconds(2).memoryBytes(64L << 20).fileSizeBytes(4096 + 100).processCount(5).build();
+
+        List<String> a = Limits.launcher(Path.of("/usr/bin/dash"), l, 6, Optional.of(Path.of("/run/x/seccomp.bpf")));
+
+        assertThat(a).containsExactly("/usr/bin/dash", "-c", Limits.LAUNCHER, "toolyard-launch", "2", "65536", "8", "1024", "6",
+                "/run/x/seccomp.bpf");
+        assertThat(Limits.LAUNCHER).doesNotContain("/run/x", "65536").contains("exec \"$@\"", "exec 9<\"$6\"");
+        assertThat(Limits.launcher(Path.of("/usr/bin/dash"), l, 6, Optional.empty())).endsWith("-");
+    }
+
+    @Test
+    void aFileSizeBelowOneBlockIsOneBlockAndOtherwiseRoundedDown() {
+        assertThat(Limits.fileSizeBlocks(ResourceLimits.builder().fileSizeBytes(1).build())).isEqualTo(1);
+        assertThat(Limits.fileSizeBlocks(ResourceLimits.builder().fileSizeBytes(1023).build())).isEqualTo(1);
+        assertThat(Limits.fileSizeBlocks(ResourceLimits.builder().fileSizeBytes(1024).build())).isEqualTo(2);
     }
 
     @Test

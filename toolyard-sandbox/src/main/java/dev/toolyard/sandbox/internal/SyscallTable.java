@@ -1,0 +1,92 @@
+package dev.toolyard.sandbox.internal;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The system-call numbers the seccomp filter names, per native ABI. Numbers are ABI, never
+ * renumbered, so a table in Java is safe; a wrong number would silently leave a call open, so
+ * {@code SyscallTableTest} checks every entry against the kernel headers when the host has them.
+ *
+ * <p>Sources: x86_64 from the kernel's {@code arch/x86/entry/syscalls/syscall_64.tbl} (as installed
+ * in {@code /usr/include/x86_64-linux-gnu/asm/unistd_64.h} by Debian's {@code linux-libc-dev});
+ * aarch64 from the generic table {@code include/uapi/asm-generic/unistd.h}, which arm64 uses (as
+ * installed in {@code /usr/include/asm-generic/unistd.h}). Since Linux 5.1 new calls (424 and up)
+ * have one number on every arch. Immutable. Thread-safe.
+ */
+final class SyscallTable {
+    private static final Map<String, int[]> NUMBERS = table();
+
+    private SyscallTable() {}
+
+    /** @return the number of {@code name} on {@code arch}, or empty if ToolYard's table lacks it */
+    static Optional<Integer> number(SeccompArch arch, String name) {
+        int[] n = NUMBERS.get(name);
+        return n == null ? Optional.empty() : Optional.of(n[arch.ordinal()]);
+    }
+
+    /** @return every name in the table, in table order, each with its {x86_64, aarch64} numbers */
+    static Map<String, int[]> all() {
+        return Collections.unmodifiableMap(NUMBERS);
+    }
+
+    private static Map<String, int[]> table() {
+        Map<String, int[]> t = new LinkedHashMap<>();
+        // name, x86_64, aarch64
+        put(t, "unshare", 272, 97);
+        put(t, "clone", 56, 220);
+        put(t, "clone3", 435, 435);
+        put(t, "setns", 308, 268);
+        put(t, "mount", 165, 40);
+        put(t, "umount2", 166, 39);
+        put(t, "pivot_root", 155, 41);
+        put(t, "fsopen", 430, 430);
+        put(t, "fsconfig", 431, 431);
+        put(t, "fsmount", 432, 432);
+        put(t, "fspick", 433, 433);
+        put(t, "move_mount", 429, 429);
+        put(t, "open_tree", 428, 428);
+        put(t, "mount_setattr", 442, 442);
+        put(t, "ptrace", 101, 117);
+        put(t, "process_vm_readv", 310, 270);
+        put(t, "process_vm_writev", 311, 271);
+        put(t, "kcmp", 312, 272);
+        put(t, "pidfd_getfd", 438, 438);
+        put(t, "io_uring_setup", 425, 425);
+        put(t, "io_uring_enter", 426, 426);
+        put(t, "io_uring_register", 427, 427);
+        put(t, "bpf", 321, 280);
+        put(t, "perf_event_open", 298, 241);
+        put(t, "userfaultfd", 323, 282);
+        put(t, "keyctl", 250, 219);
+        put(t, "add_key", 248, 217);
+        put(t, "request_key", 249, 218);
+        put(t, "kexec_load", 246, 104);
+        put(t, "kexec_file_load", 320, 294);
+        put(t, "init_module", 175, 105);
+        put(t, "finit_module", 313, 273);
+        put(t, "delete_module", 176, 106);
+        put(t, "open_by_handle_at", 304, 265);
+        put(t, "reboot", 169, 142);
+        put(t, "swapon", 167, 224);
+        put(t, "swapoff", 168, 225);
+        put(t, "syslog", 103, 116);
+        put(t, "acct", 163, 89);
+        put(t, "settimeofday", 164, 170);
+        put(t, "clock_settime", 227, 112);
+        put(t, "personality", 135, 92);
+        put(t, "ioctl", 16, 29);
+        return t;
+    }
+
+    private static void put(Map<String, int[]> t, String name, int x8664, int aarch64) {
+        int[] n = new int[SeccompArch.values().length];
+        n[SeccompArch.X86_64.ordinal()] = x8664;
+        n[SeccompArch.AARCH64.ordinal()] = aarch64;
+        if (t.put(name, n) != null) {
+            throw new IllegalStateException("syscall " + name + " listed twice");
+        }
+    }
+}
