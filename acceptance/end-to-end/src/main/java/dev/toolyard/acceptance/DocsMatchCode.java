@@ -35,7 +35,11 @@ final class DocsMatchCode {
 
     static void run(Checks checks, Path project) throws Exception {
         Path writingTools = project.resolve("docs/writing-tools.md");
-        EndToEnd.javaExamples(checks, writingTools, "(f) docs/writing-tools.md");
+        String printed = EndToEnd.javaExamples(checks, writingTools, "(f) docs/writing-tools.md")
+                .getOrDefault("AppendNoteTool", "");
+        checks.that(printed.contains("OK ship it") && printed.contains("REFUSED path_escape, outside untouched: true"),
+                "(f) the guide's example appends, and its walk refuses a directory swapped for a link after the"
+                        + " check, writing nothing outside: " + printed.strip().replace('\n', ' '));
         noInternalImports(checks, project);
         refusedKeywords(checks, project, writingTools);
     }

@@ -159,8 +159,11 @@ public final class EndToEnd {
     /**
      * (d) every ```java block of the README compiles as written, and each with a main method runs; also
      * used for (f), the docs' own examples.
+     *
+     * @return what each example that ran printed, by class name
      */
-    static void javaExamples(Checks checks, Path readme, String label) throws Exception {
+    static java.util.Map<String, String> javaExamples(Checks checks, Path readme, String label) throws Exception {
+        java.util.Map<String, String> printed = new java.util.HashMap<>();
         String text = Files.readString(readme);
         Matcher blocks = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL).matcher(text);
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -193,6 +196,7 @@ public final class EndToEnd {
                 System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
                 main.invoke(null, (Object) new String[0]);
                 System.setOut(realOut);
+                printed.put(className, captured.toString(StandardCharsets.UTF_8));
                 checks.that(true, label + " example " + className + " runs: "
                         + captured.toString(StandardCharsets.UTF_8).strip().replace('\n', ' '));
             } catch (ReflectiveOperationException | RuntimeException e) {
@@ -202,5 +206,6 @@ public final class EndToEnd {
             }
         }
         checks.that(count > 0, label + " has Java examples to check (" + count + ")");
+        return printed;
     }
 }

@@ -51,9 +51,8 @@ import okio.BufferedSource;
  * address. A URL's fragment is dropped before the checks (it is never sent) and the record's summary
  * says so. Redirects are followed here, each hop checked in full (same host, the same scheme or the
  * upgrade from http to https, within the cap, no loops), with the answers checked for the first hop:
- * the name is asked once per fetch. The
- * response must be 2xx with an allowed content type ({@link ContentTypes}), and its body is refused
- * whole when it declares or streams more than the cap.
+ * the name is asked once per fetch. The response must be 2xx with an allowed content type
+ * ({@link ContentTypes}), and its body is refused whole when it declares or streams more than the cap.
  *
  * <p>Public only because {@code dev.toolyard.builtins.BuiltinTools} builds it; this package is not
  * exported. Thread-safe: one instance serves concurrent calls.
