@@ -42,7 +42,7 @@ final class ToolCalls {
      * @throws McpError with {@link #INTERNAL_ERROR_TEXT} only, when the context or the store failed
      */
     CallToolResult call(String name, Map<String, Object> arguments, String sessionId, Object requestId) {
-        ToolCallRequest request = request(name, arguments);
+        ToolCallRequest request = request(name, arguments).withCallId(requestId == null ? null : requestId.toString());
         ToolResult result;
         try {
             ToolContext context = Objects.requireNonNull(contextFor.apply(sessionId), "contextFor returned null");

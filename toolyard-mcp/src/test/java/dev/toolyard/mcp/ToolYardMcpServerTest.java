@@ -13,13 +13,13 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallStart;
-import dev.toolyard.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolOutput;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolSpec;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.spi.ToolCallStore;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
@@ -129,6 +129,7 @@ class ToolYardMcpServerTest {
         assertThat(record.invocationId()).startsWith("mcp-");
         assertThat(record.status()).isEqualTo(ToolStatus.OK);
         assertThat(record.arguments()).isEqualTo("{\"path\":\"today.md\"}");
+        assertThat(record.requestCallId()).as("the JSON-RPC id of the tools/call").isEqualTo(String.valueOf(w.lastId()));
     }
 
     @Test
@@ -177,6 +178,7 @@ class ToolYardMcpServerTest {
             assertThat(r.reason()).isEqualTo(Reason.UNKNOWN_TOOL);
             assertThat(r.toolName()).isEqualTo("delete_everything");
             assertThat(r.invocationId()).startsWith("mcp-");
+            assertThat(r.requestCallId()).isEqualTo(String.valueOf(w.lastId()));
         });
     }
 
@@ -310,6 +312,10 @@ class ToolYardMcpServerTest {
                     return answer;
                 }
             }
+        }
+
+        int lastId() {
+            return nextId - 1;
         }
 
         private void send(JsonNode message) throws IOException {
