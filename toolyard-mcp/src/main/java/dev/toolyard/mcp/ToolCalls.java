@@ -35,14 +35,16 @@ final class ToolCalls {
 
     /**
      * @param name the tool name the model chose, as the SDK parsed it; never {@code null}
-     * @param arguments the arguments as the SDK parsed them; {@code null} when the request had none
+     * @param arguments the arguments as the SDK parsed them: a map, or whatever else the request held
+     *     ({@code null} when it had none)
      * @param sessionId the MCP session's id
      * @param requestId the JSON-RPC id of the request, or {@code null}
      * @return the result; never {@code null}
      * @throws McpError with {@link #INTERNAL_ERROR_TEXT} only, when the context or the store failed
      */
-    CallToolResult call(String name, Map<String, Object> arguments, String sessionId, Object requestId) {
-        ToolCallRequest request = request(name, arguments).withCallId(requestId == null ? null : requestId.toString());
+    CallToolResult call(String name, Object arguments, String sessionId, Object requestId) {
+        ToolCallRequest request = ToolCallRequest.of(name, argumentsJson(arguments))
+                .withCallId(requestId == null ? null : requestId.toString());
         ToolResult result;
         try {
             ToolContext context = Objects.requireNonNull(contextFor.apply(sessionId), "contextFor returned null");
@@ -58,17 +60,18 @@ final class ToolCalls {
 
     /**
      * The arguments back as JSON text, so ToolYard parses, bounds, validates and records them as it does
-     * any model's. A request without arguments is an empty object, as MCP defines it.
+     * any model's: an array or a string stays what it was and is refused as {@code args_invalid}. A
+     * request without arguments is an empty object, as MCP defines it.
      */
-    ToolCallRequest request(String name, Map<String, Object> arguments) {
+    String argumentsJson(Object arguments) {
         if (arguments == null) {
-            return ToolCallRequest.of(name, "{}");
+            return "{}";
         }
         try {
-            return ToolCallRequest.of(name, json.writeValueAsString(arguments));
+            return json.writeValueAsString(arguments);
         } catch (JacksonException e) {
-            // Not reachable from JSON the SDK parsed; ToolYard's own map path then refuses what is not JSON.
-            return ToolCallRequest.of(name, arguments);
+            // Not reachable from JSON the SDK parsed; still a refusal, never a throw.
+            return "\"arguments the server could not serialize\"";
         }
     }
 

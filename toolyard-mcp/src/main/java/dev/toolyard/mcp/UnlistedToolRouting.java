@@ -20,13 +20,16 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Wraps the application's transport so that each session it creates first sees every message the
- * client sends. Two things happen there, both for {@code tools/call} only:
+ * client sends. For {@code tools/call} only:
  *
  * <ul>
  *   <li>a name the server does not list is answered here, through {@link ToolCalls}, so ToolYard
  *       refuses and records it as {@code unknown_tool}. The SDK (2.1.0,
  *       {@code McpAsyncServer.toolsCallRequestHandler}) would answer it with JSON-RPC error -32602
  *       before any handler ran, and nothing would be recorded; it has no hook for unknown names;
+ *   <li>a call whose arguments the SDK cannot read as an object (an array, a string) is answered here
+ *       too, and ToolYard refuses and records it as {@code args_invalid}; the SDK would answer with its
+ *       JSON parser's message as a JSON-RPC error and record nothing;
  *   <li>a listed name goes on to the SDK's session with the JSON-RPC request id added to the
  *       {@link McpTransportContext} its exchange carries, because the SDK hands a tool handler the
  *       request's params but not its id.
@@ -109,14 +112,19 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
                 return sdk.handle(message);
             }
             CallToolRequest call = parse(request);
+            if (call == null && request.params() instanceof Map<?, ?> raw && raw.get("name") instanceof String name) {
+                // The SDK cannot read the params (arguments that are not an object): it would answer with a
+                // JSON-RPC error carrying its parser's message and record nothing. ToolYard refuses it instead.
+                return answerHere(request, name, raw.get("arguments"));
+            }
             if (call != null && call.name() != null && !listed.contains(call.name())) {
-                return answerHere(request, call);
+                return answerHere(request, call.name(), call.arguments());
             }
             return sdk.handle(message).contextWrite(ctx -> ctx.put(McpTransportContext.KEY,
                     withRequestId(ctx.getOrDefault(McpTransportContext.KEY, McpTransportContext.EMPTY), request.id())));
         }
 
-        /** @return the call, or {@code null} when the SDK should answer the malformed request itself */
+        /** @return the call, or {@code null} when the SDK's mapper cannot read the params as one */
         private CallToolRequest parse(JSONRPCRequest request) {
             try {
                 return sessionTransport.unmarshalFrom(request.params(), new TypeRef<CallToolRequest>() {});
@@ -125,9 +133,9 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
             }
         }
 
-        private Mono<Void> answerHere(JSONRPCRequest request, CallToolRequest call) {
+        private Mono<Void> answerHere(JSONRPCRequest request, String name, Object arguments) {
             return Mono.fromCallable(() -> JSONRPCResponse.result(request.id(),
-                            calls.call(call.name(), call.arguments(), getId(), request.id())))
+                            calls.call(name, arguments, getId(), request.id())))
                     // as the SDK runs a sync tool handler: off the thread that reads the transport
                     .subscribeOn(Schedulers.boundedElastic())
                     .onErrorResume(e -> Mono.just(JSONRPCResponse.error(request.id(),

@@ -157,6 +157,21 @@ class ToolYardMcpServerTest {
     }
 
     @Test
+    void argumentsThatAreNotAnObjectAreRefusedAndRecordedNotAnsweredWithTheSdkParsersMessage() throws Exception {
+        Wire w = serve(store);
+        for (String arguments : List.of("[\"today.md\"]", "\"today.md\"", "42")) {
+            JsonNode response = w.request("tools/call", callParams("read_note", arguments));
+            assertThat(response.has("error")).as(response.toString()).isFalse();
+            assertThat(response.get("result").get("isError").asBoolean()).isTrue();
+            assertThat(response.get("result").get("_meta").get(ToolYardMcpServer.META_REASON).asString())
+                    .isEqualTo("args_invalid");
+        }
+        assertThat(store.records()).extracting(ToolCallRecord::arguments)
+                .containsExactly("[\"today.md\"]", "\"today.md\"", "42");
+        assertThat(store.records()).extracting(ToolCallRecord::reason).containsOnly(Reason.ARGS_INVALID);
+    }
+
+    @Test
     void aCallWithoutArgumentsIsAnEmptyObjectToToolYard() throws Exception {
         Wire w = serve(store);
         ObjectNode params = JSON.createObjectNode().put("name", "read_note");
