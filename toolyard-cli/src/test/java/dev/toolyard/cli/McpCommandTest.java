@@ -8,11 +8,14 @@ import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
+import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -116,19 +119,36 @@ class McpCommandTest {
         }
     }
 
+    private static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+            + "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"sh\",\"version\":\"1\"}}}";
+    private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+
+    private static String toolsCall(int id, String name, String argumentsJson) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + name
+                + "\",\"arguments\":" + argumentsJson + "}}";
+    }
+
+    /** Runs {@code toolyard mcp} with hand-written lines; stdin stays open until every request is answered. */
+    private Run byHand(List<String> lines, String... args) throws Exception {
+        int requests = (int) lines.stream().filter(l -> l.contains("\"id\":")).count();
+        List<String> command = new ArrayList<>(List.of("mcp"));
+        command.addAll(List.of(args));
+        // Answers come back before stdin closes: the SDK drops what is still unsent once its input ends.
+        return run(serverCommand(command.toArray(String[]::new)), tmp, new ExpectAnswers(String.join("\n", lines) + "\n", requests));
+    }
+
+    private static Map<Integer, JsonNode> answersById(Run run) {
+        Map<Integer, JsonNode> byId = new java.util.HashMap<>();
+        run.out().lines().forEach(line -> byId.put(JSON.readTree(line).get("id").asInt(), JSON.readTree(line)));
+        return byId;
+    }
+
     @Test
     void stdoutCarriesOnlyJsonRpcLinesAndTheDefaultStoreSitsBesideTheWorkspaceNamedOnStderr() throws Exception {
         Path ws = workspace();
-        String input = String.join("\n",
-                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-                        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"sh\",\"version\":\"1\"}}}",
-                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
-                "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"list_dir\",\"arguments\":{\"path\":\".\"}}}",
-                "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"rm_rf\",\"arguments\":{}}}") + "\n";
-        // Answers come back before stdin closes: the SDK drops what is still unsent once its input ends.
-        Run server = run(serverCommand("mcp", "--workspace", ws.toString(), "--invocation", "by-hand"), tmp,
-                new ExpectAnswers(input, 4));
+        Run server = byHand(List.of(INITIALIZE, INITIALIZED, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+                toolsCall(3, "list_dir", "{\"path\":\".\"}"), toolsCall(4, "rm_rf", "{}")),
+                "--workspace", ws.toString(), "--invocation", "by-hand");
         assertThat(server.exit()).as(server.err()).isZero();
         List<String> lines = server.out().lines().toList();
         assertThat(lines).hasSize(4);
@@ -147,10 +167,42 @@ class McpCommandTest {
     }
 
     @Test
+    void allowHostIsHttpFetchsAllowlist() throws Exception {
+        Path ws = workspace();
+        HttpServer docs = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+        docs.createContext("/", exchange -> {
+            byte[] body = "loopback docs\n".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream os = exchange.getResponseBody()) {
+                os.write(body);
+            }
+        });
+        docs.start();
+        try {
+            int port = docs.getAddress().getPort();
+            // With no --allow-host both are loopback and allowed; with it, only the host it names.
+            Run server = byHand(List.of(INITIALIZE, INITIALIZED,
+                    toolsCall(2, "http_fetch", "{\"url\":\"http://127.0.0.1:" + port + "/\"}"),
+                    toolsCall(3, "http_fetch", "{\"url\":\"http://127.0.0.2:" + port + "/\"}")),
+                    "--workspace", ws.toString(), "--store", tmp.resolve("fetch.db").toString(), "--allow-host", "127.0.0.1");
+            Map<Integer, JsonNode> answers = answersById(server);
+            assertThat(answers.get(2).get("result").get("content").get(0).get("text").asString()).as(server.err())
+                    .contains("loopback docs");
+            assertThat(answers.get(3).get("result").get("_meta").get("dev.toolyard/reason").asString())
+                    .isEqualTo("host_not_allowed");
+        } finally {
+            docs.stop(0);
+        }
+    }
+
+    @Test
     void aStoreInsideTheWorkspaceOrAMissingWorkspaceIsAUserMistakeWithNothingOnStdout() throws Exception {
         Path ws = workspace();
+        Path link = Files.createSymbolicLink(tmp.resolve("looks-outside"), ws);
         for (String[] args : new String[][] {
                 {"mcp", "--workspace", ws.toString(), "--store", ws.resolve("sub/records.db").toString()},
+                {"mcp", "--workspace", ws.toString(), "--store", link.resolve("records.db").toString()},
                 {"mcp", "--workspace", tmp.resolve("missing").toString()}}) {
             StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();

@@ -141,6 +141,7 @@ class ToolYardMcpServerTest {
                 .startsWith("Tool 'read_note' - path_escape").doesNotContain(tmp.toString());
         assertThat(result.get("_meta").get(ToolYardMcpServer.META_STATUS).asString()).isEqualTo("refused");
         assertThat(result.get("_meta").get(ToolYardMcpServer.META_REASON).asString()).isEqualTo("path_escape");
+        assertThat(result.get("_meta").size()).as("callId, status, reason; never the reason detail").isEqualTo(3);
         assertThat(store.records()).singleElement().satisfies(r -> assertThat(r.reason()).isEqualTo(Reason.PATH_ESCAPE));
     }
 
