@@ -21,8 +21,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * An MCP server (Java SDK 2.1.0, any {@link McpServerTransportProvider}: stdio, servlet SSE) whose
- * tools are a {@link ToolRegistry}'s and whose every {@code tools/call} goes through
+ * An MCP server (Java SDK 2.1.0, on a {@link McpServerTransportProvider}: stdio, tested; the SDK's
+ * servlet SSE provider is the other one, untested here) whose tools are a {@link ToolRegistry}'s and
+ * whose every {@code tools/call} goes through
  * {@link ToolExecutor#execute}. ToolYard is the only validator and the only recorder:
  *
  * <ul>
