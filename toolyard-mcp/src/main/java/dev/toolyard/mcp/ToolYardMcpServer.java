@@ -23,27 +23,31 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * An MCP server (Java SDK 2.1.0, on a {@link McpServerTransportProvider}: stdio, tested; the SDK's
  * servlet SSE provider is the other one, untested here) whose tools are a {@link ToolRegistry}'s and
- * whose every {@code tools/call} goes through
- * {@link ToolExecutor#execute}. ToolYard is the only validator and the only recorder:
+ * whose every {@code tools/call} goes through {@link ToolExecutor#execute}. ToolYard is the only
+ * validator and the only recorder:
  *
  * <ul>
  *   <li>{@code tools/list} shows every tool registered when {@link Builder#build} ran, each with its
  *       wire definition ({@link ToolRegistry#wireDefinitions}) as its {@code inputSchema};
  *   <li>the SDK's own input validation is off, so a call with bad arguments reaches ToolYard and is
- *       refused and recorded as {@code args_invalid};
+ *       refused and recorded as {@code args_invalid}, arguments that are not an object included (the
+ *       SDK alone would answer those with its JSON parser's exception message);
  *   <li>a name the server does not list, which the SDK alone answers with JSON-RPC error -32602
  *       before any handler runs, is routed to ToolYard too, so it is refused and recorded as
  *       {@code unknown_tool} and answered as a tool result;
  *   <li>a result maps to a {@code CallToolResult} whose text is ToolYard's content (a refusal's text
  *       for anything but OK, with {@code isError} set) and whose {@code _meta} carries
  *       {@code dev.toolyard/callId}, {@code dev.toolyard/status} and, when not OK,
- *       {@code dev.toolyard/reason}; no exception message ever reaches the client;
+ *       {@code dev.toolyard/reason}; no exception message of a call ever reaches the client (a broken
+ *       store or {@code contextFor} is a JSON-RPC internal error with a fixed text, its cause logged
+ *       through {@link System.Logger});
  *   <li>no {@code structuredContent}: a {@code ToolSpec} declares no result schema, so there is none
  *       to satisfy.
  * </ul>
  *
- * The MCP request id of each call is passed to ToolYard as the framework's call id. This class is
- * only a namespace for {@link #builder}.
+ * The JSON-RPC id of each call is passed to ToolYard as the framework's call id
+ * ({@code ToolCallRequest.withCallId}). The built server is thread-safe. This class is only a
+ * namespace for {@link #builder}.
  */
 public final class ToolYardMcpServer {
     /** The {@code _meta} key of ToolYard's id of the call, the same as its record's. */
