@@ -4,6 +4,8 @@ module dev.toolyard.cli {
     requires dev.toolyard.sandbox;
     requires dev.toolyard.builtins;
     requires dev.toolyard.store.jdbc;
+    requires dev.toolyard.mcp;
+    requires reactor.core;
     requires info.picocli;
     requires jdk.httpserver;
 

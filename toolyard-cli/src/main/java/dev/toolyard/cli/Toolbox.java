@@ -17,12 +17,21 @@ final class Toolbox {
     private Toolbox() {}
 
     static ToolExecutor executor(Sandbox sandbox, ToolCallStore store, List<String> allowedHosts, Resolver resolver) {
+        return executor(registry(sandbox, allowedHosts, resolver), sandbox, store);
+    }
+
+    /** The built-ins on a registry of their own, for a command that needs the registry too ({@code mcp} lists it). */
+    static ToolRegistry registry(Sandbox sandbox, List<String> allowedHosts, Resolver resolver) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(BuiltinTools.readFile());
         registry.register(BuiltinTools.writeFile());
         registry.register(BuiltinTools.listDir());
         registry.register(BuiltinTools.runCommand(sandbox));
         registry.register(BuiltinTools.httpFetch(allowedHosts, resolver));
+        return registry;
+    }
+
+    static ToolExecutor executor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store) {
         return ToolExecutor.builder(registry, sandbox)
                 .allowlist(BUILTINS)
                 .store(store)
