@@ -7,6 +7,7 @@ module dev.toolyard.core {
     requires com.networknt.schema;
 
     exports dev.toolyard;
+    exports dev.toolyard.spi;
     exports dev.toolyard.internal to
             dev.toolyard.sandbox,
             dev.toolyard.builtins,

@@ -1,5 +1,7 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ToolCallReader;
+import dev.toolyard.spi.ToolCallStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,13 +1,21 @@
 package dev.toolyard;
 
-/** The rung of the isolation ladder a sandbox runs commands on. */
+/**
+ * The rung of the isolation ladder a sandbox runs commands on, and {@link #NONE} for a call that runs
+ * in the JVM's own process because its tool declares no need for isolation.
+ */
 public enum IsolationTier {
     /** A rootless-style container (podman, then docker), no network. */
     CONTAINER,
     /** bubblewrap namespaces with limits applied inside. */
     BWRAP,
     /** No isolation is available; isolated runs are refused, never run unisolated. */
-    UNAVAILABLE;
+    UNAVAILABLE,
+    /**
+     * Not isolated, by design: the call's tool does not require isolation, so its handler runs in this
+     * process. Observers see it; a sandbox never reports it as its tier.
+     */
+    NONE;
 
     /** @return the wire form, lower case; never {@code null} */
     public String wireName() {

@@ -1,7 +1,7 @@
 package dev.toolyard;
 
 /**
- * Thrown by {@link Sandbox#runIsolated} when the host has no isolation tier. ToolYard never runs a
+ * Thrown by {@link dev.toolyard.spi.IsolatedRunner#runIsolated} when the host has no isolation tier. ToolYard never runs a
  * command unisolated; the executor refuses tools that declare {@code requiresIsolation} before this
  * can happen, so seeing it means a handler reached for a subprocess without declaring it.
  */

@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.PathPolicy;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -8,23 +9,20 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
-import java.util.Map;
 
 /**
- * The path half of the {@link Sandbox} port: resolve, then check. Every candidate is fully resolved
+ * The path half of containment ({@link PathPolicy}): resolve, then check. Every candidate is fully resolved
  * (symbolic links, {@code ..}, relative parts) before it is compared with the roots by path ancestry,
  * never by string prefix, so {@code /data} and {@code /database} are two roots. A relative candidate
- * resolves against the write root, never the process working directory. Its isolation tier is
- * {@link IsolationTier#UNAVAILABLE}: it runs no command, so a tool that requires isolation is refused.
+ * resolves against the write root, never the process working directory. It runs no command:
+ * an executor built with only this refuses every tool that requires isolation.
  *
  * <p>Resolution is a snapshot: a link swapped in after it is the handler's to guard against (the
  * built-in file tools open with {@code NOFOLLOW_LINKS} and re-check). Stateless. Thread-safe.
  */
-public final class PathContainment implements Sandbox {
+public final class PathContainment implements PathPolicy {
     private static final int MAX_CANDIDATE_LENGTH = 4096;
     private static final int MAX_LINK_HOPS = 40;
     private static final Path FS_ROOT = FileSystems.getDefault().getPath("/");
@@ -68,16 +66,6 @@ public final class PathContainment implements Sandbox {
         return PathDecision.inside(resolved);
     }
 
-    @Override
-    public IsolationTier isolationTier() {
-        return IsolationTier.UNAVAILABLE;
-    }
-
-    /** @throws IsolationUnavailableException always: this sandbox has no isolation tier */
-    @Override
-    public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout, Map<String, String> env) {
-        throw new IsolationUnavailableException("PathContainment has no isolation tier; use TieredSandbox");
-    }
 
     /** The candidate as an absolute path, or {@code null} when it is not a usable path. */
     private static Path absolute(String candidate, SandboxPaths workspace) {

@@ -1,7 +1,7 @@
 package dev.toolyard;
 
 /**
- * Thrown by {@link ToolExecutor#execute} when its {@link ToolCallStore} cannot write. A broken store is
+ * Thrown by {@link ToolExecutor#execute} when its {@link dev.toolyard.spi.ToolCallStore} cannot write. A broken store is
  * the application's problem, not the model's: a call that cannot be recorded is not reported as a
  * result. When the write-ahead mark fails, the handler never runs.
  */

@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
  * @param argumentsRedacted whether the plaintext was withheld
  * @param startedAt when the call started; never {@code null}
+ * @param requestCallId the agent framework's id of the call, capped; {@code ""} when none; never {@code null}
  */
 public record ToolCallStart(
         String callId,
@@ -23,7 +24,8 @@ public record ToolCallStart(
         String arguments,
         String argumentsSha256,
         boolean argumentsRedacted,
-        Instant startedAt) {
+        Instant startedAt,
+        String requestCallId) {
 
     /**
      * Checks the components.
@@ -35,6 +37,7 @@ public record ToolCallStart(
      * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
      * @param argumentsRedacted whether the plaintext was withheld
      * @param startedAt when the call started; never {@code null}
+     * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
      * @throws NullPointerException if a field is {@code null}
      */
     public ToolCallStart {
@@ -44,5 +47,23 @@ public record ToolCallStart(
         Objects.requireNonNull(arguments, "arguments");
         Objects.requireNonNull(argumentsSha256, "argumentsSha256");
         Objects.requireNonNull(startedAt, "startedAt");
+        Objects.requireNonNull(requestCallId, "requestCallId");
+    }
+
+    /**
+     * A mark of a call whose request carried no framework id: the constructor of version 1, kept so
+     * that code written against it compiles unchanged.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the tool's name; never {@code null}
+     * @param arguments the arguments as a record keeps them; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param startedAt when the call started; never {@code null}
+     */
+    public ToolCallStart(String callId, String invocationId, String toolName, String arguments,
+            String argumentsSha256, boolean argumentsRedacted, Instant startedAt) {
+        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, "");
     }
 }

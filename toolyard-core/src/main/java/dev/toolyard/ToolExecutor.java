@@ -9,10 +9,16 @@ import dev.toolyard.internal.Deadlines;
 import dev.toolyard.internal.Json;
 import dev.toolyard.internal.JsonValues;
 import dev.toolyard.internal.Text;
+import dev.toolyard.spi.IsolatedRunner;
+import dev.toolyard.spi.PathPolicy;
+import dev.toolyard.spi.ToolCallEvent;
+import dev.toolyard.spi.ToolCallObserver;
+import dev.toolyard.spi.ToolCallStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,8 +123,12 @@ public final class ToolExecutor {
         return order;
     }
 
+    private static final System.Logger LOG = System.getLogger(ToolExecutor.class.getName());
+
     private final ToolRegistry registry;
-    private final Sandbox sandbox;
+    private final PathPolicy sandbox;
+    private final IsolationTier hostTier;
+    private final ToolCallObserver[] observers;
     private final Set<String> allowlist;
     private final ToolCallStore store;
     private final int maxContentBytes;
@@ -130,6 +140,8 @@ public final class ToolExecutor {
     private ToolExecutor(Builder b) {
         this.registry = b.registry;
         this.sandbox = b.sandbox;
+        this.hostTier = b.sandbox instanceof IsolatedRunner runner ? runner.isolationTier() : IsolationTier.UNAVAILABLE;
+        this.observers = b.observers.toArray(new ToolCallObserver[0]);
         this.allowlist = Set.copyOf(b.allowlist);
         this.store = b.store;
         this.maxContentBytes = b.maxContentBytes;
@@ -141,16 +153,14 @@ public final class ToolExecutor {
 
     /**
      * @param registry the tools; never {@code null}
-     * @param sandbox the containment (and isolation) port; never {@code null}
+     * @param sandbox the containment port: a {@link PathContainment}, or a whole
+     *     {@link dev.toolyard.spi.Sandbox} such as {@code TieredSandbox}, whose isolation tier then decides
+     *     whether tools that require isolation may run (with only a path policy they are refused);
+     *     never {@code null}
      * @return a builder; {@link Builder#allowlist} and {@link Builder#store} are required
      */
-    public static Builder builder(ToolRegistry registry, Sandbox sandbox) {
+    public static Builder builder(ToolRegistry registry, PathPolicy sandbox) {
         return new Builder(registry, sandbox);
-    }
-
-    /** @return the sandbox this executor contains paths with; never {@code null} */
-    public Sandbox sandbox() {
-        return sandbox;
     }
 
     /**
@@ -284,7 +294,7 @@ public final class ToolExecutor {
 
     private Refusal checkContainment(Call call) {
         ToolSpec spec = call.tool.spec();
-        if (spec.requiresIsolation() && sandbox.isolationTier() == IsolationTier.UNAVAILABLE) {
+        if (spec.requiresIsolation() && hostTier == IsolationTier.UNAVAILABLE) {
             return new Refusal(Reason.ISOLATION_UNAVAILABLE,
                     "the tool runs commands and this host has no isolation tier (container or bubblewrap)");
         }
@@ -328,23 +338,36 @@ public final class ToolExecutor {
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
         ToolCallRecord record = new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName,
                 ToolStatus.REFUSED, refusal.reason, detail, call.recordedArguments(), call.digest,
-                call.redacted(), Text.cap(content, maxSummaryBytes).text(), call.startedAt, duration);
+                call.redacted(), Text.cap(content, maxSummaryBytes).text(), call.startedAt, duration,
+                call.requestCallId);
         try {
             store.append(record);
         } catch (RuntimeException e) {
+            endObserved(call, record);
             throw storeFailure("append", e);
         }
+        endObserved(call, record);
         return new ToolResult(call.callId, call.displayName, ToolStatus.REFUSED, refusal.reason, detail, content,
                 false, duration);
     }
 
     private ToolResult run(Call call) {
         ToolCallStart start = new ToolCallStart(call.callId, call.context.invocationId(), call.displayName,
-                call.recordedArguments(), call.digest, call.redacted(), call.startedAt);
+                call.recordedArguments(), call.digest, call.redacted(), call.startedAt, call.requestCallId);
         try {
             store.markStarted(start);
         } catch (RuntimeException e) {
             throw storeFailure("mark as started", e);
+        }
+        if (observers.length > 0) {
+            ToolCallEvent event = call.event();
+            for (ToolCallObserver o : observers) {
+                try {
+                    o.onStart(event);
+                } catch (Throwable t) {
+                    ignore(o, "onStart", t);
+                }
+            }
         }
         ToolArgs args = new ToolArgs(call.node, call.paths);
         ToolHandler handler = call.tool.handler();
@@ -403,12 +426,14 @@ public final class ToolExecutor {
         }
         ToolCallRecord record = new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName,
                 status, reason, detail, start.arguments(), start.argumentsSha256(), start.argumentsRedacted(),
-                Text.cap(summary, maxSummaryBytes).text(), call.startedAt, duration);
+                Text.cap(summary, maxSummaryBytes).text(), call.startedAt, duration, call.requestCallId);
         try {
             store.complete(record);
         } catch (RuntimeException e) {
+            endObserved(call, record);
             throw storeFailure("complete", e);
         }
+        endObserved(call, record);
         return new ToolResult(call.callId, call.displayName, status, reason, detail, content, truncated, duration);
     }
 
@@ -449,6 +474,28 @@ public final class ToolExecutor {
         return fired || elapsed > limitNanos ? Outcome.timedOut(elapsed) : outcome;
     }
 
+    private void endObserved(Call call, ToolCallRecord record) {
+        if (observers.length == 0) {
+            return;
+        }
+        ToolCallEvent event = call.event();
+        for (ToolCallObserver o : observers) {
+            try {
+                o.onEnd(event, record);
+            } catch (Throwable t) {
+                ignore(o, "onEnd", t);
+            }
+        }
+    }
+
+    private static void ignore(ToolCallObserver observer, String method, Throwable t) {
+        if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
+            throw (VirtualMachineError) t;
+        }
+        LOG.log(System.Logger.Level.WARNING, () -> "observer " + observer.getClass().getName() + "." + method
+                + " threw " + t.getClass().getName() + "; ignored, the call goes on", t);
+    }
+
     private static StoreFailureException storeFailure(String what, RuntimeException e) {
         if (e instanceof StoreFailureException sfe) {
             return sfe;
@@ -471,6 +518,8 @@ public final class ToolExecutor {
         final String argumentsText;
         final long argumentBytes;
         final String digest;
+        final String requestCallId;
+        ToolCallEvent event;
         String notJson;
         ObjectNode node;
         Tool tool;
@@ -485,6 +534,7 @@ public final class ToolExecutor {
             this.callId = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
                     (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
             this.displayName = Text.clip(request.name(), MAX_NAME_CHARS);
+            this.requestCallId = request.callId().isPresent() ? Text.clip(request.callId().get(), MAX_NAME_CHARS) : "";
             if (request.argumentsJson() != null) {
                 this.argumentsText = request.argumentsJson();
             } else {
@@ -501,6 +551,16 @@ public final class ToolExecutor {
             byte[] utf8 = argumentsText.getBytes(StandardCharsets.UTF_8);
             this.argumentBytes = utf8.length;
             this.digest = Text.sha256(utf8);
+        }
+
+        ToolCallEvent event() {
+            if (event == null) {
+                ToolSpec spec = tool == null ? null : tool.spec();
+                IsolationTier tier = spec != null && spec.requiresIsolation() ? hostTier : IsolationTier.NONE;
+                event = ToolCallEvent.of(callId, requestCallId, displayName, spec, context.invocationId(), startedAt,
+                        tier);
+            }
+            return event;
         }
 
         boolean redacted() {
@@ -551,7 +611,8 @@ public final class ToolExecutor {
      */
     public static final class Builder {
         private final ToolRegistry registry;
-        private final Sandbox sandbox;
+        private final PathPolicy sandbox;
+        private final List<ToolCallObserver> observers = new ArrayList<>();
         private Set<String> allowlist;
         private ToolCallStore store;
         private int maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
@@ -559,7 +620,7 @@ public final class ToolExecutor {
         private int maxArgumentBytes = DEFAULT_MAX_ARGUMENT_BYTES;
         private HandlerMode mode = HandlerMode.HANDOFF;
 
-        private Builder(ToolRegistry registry, Sandbox sandbox) {
+        private Builder(ToolRegistry registry, PathPolicy sandbox) {
             this.registry = Objects.requireNonNull(registry, "registry");
             this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
         }
@@ -606,6 +667,18 @@ public final class ToolExecutor {
          */
         public Builder maxArgumentBytes(int bytes) {
             this.maxArgumentBytes = atLeastFloor("maxArgumentBytes", bytes);
+            return this;
+        }
+
+        /**
+         * Adds an observer of every call. Repeatable: observers are called in the order added. Default none,
+         * and with none the executor does no work and allocates nothing for observation.
+         *
+         * @param observer the observer; never {@code null}
+         * @return this builder
+         */
+        public Builder observer(ToolCallObserver observer) {
+            observers.add(Objects.requireNonNull(observer, "observer"));
             return this;
         }
 

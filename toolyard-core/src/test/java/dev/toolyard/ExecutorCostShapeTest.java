@@ -80,6 +80,23 @@ class ExecutorCostShapeTest {
     }
 
     @Test
+    void anExecutorWithNoObserverBuildsNoEventWhileAnObservedOneDoes() {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(Fixtures.spec("echo").build(), Fixtures.echo());
+        ToolExecutor observed = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("echo"))
+                .store(store).handlerMode(HandlerMode.CALLER_THREAD)
+                .observer(new dev.toolyard.spi.ToolCallObserver() {}).build();
+        ToolCallRequest request = ToolCallRequest.of("echo", "{\"text\":\"hi\"}");
+
+        long plain = bytesPerCall(() -> executor.execute(request, ctx));
+        long watched = bytesPerCall(() -> observed.execute(request, ctx));
+
+        // The event (an object of seven fields, its three Optionals) is the only difference; the observer itself
+        // allocates nothing. Were the event built on the unobserved path too, the two would be equal.
+        assertThat(watched - plain).as("bytes the observed path adds per call").isGreaterThanOrEqualTo(40);
+    }
+
+    @Test
     void costGrowsLinearlyWithTheSizeOfTheArguments() {
         String thousand = ints(1_000);
         String tenThousand = ints(10_000);

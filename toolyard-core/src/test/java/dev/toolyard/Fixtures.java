@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ToolCallStore;
 import java.nio.file.Path;
 import java.util.Set;
 

@@ -9,6 +9,10 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Sandbox;
+import dev.toolyard.spi.ToolCallEvent;
+import dev.toolyard.spi.ToolCallObserver;
+import dev.toolyard.spi.ToolCallStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -503,6 +507,141 @@ class ToolExecutorTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    // --- observers and the framework's call id ------------------------------------------------------
+
+    /** Remembers what it saw, and on which thread. */
+    private static final class Watching implements ToolCallObserver {
+        final List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<ToolCallEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<ToolCallRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onStart(ToolCallEvent call) {
+            seen.add("start " + call.toolName());
+            events.add(call);
+            threads.add(Thread.currentThread());
+        }
+
+        @Override
+        public void onEnd(ToolCallEvent call, ToolCallRecord record) {
+            seen.add("end " + call.toolName() + " " + record.status());
+            events.add(call);
+            records.add(record);
+            threads.add(Thread.currentThread());
+        }
+    }
+
+    @Test
+    void anObserverSeesStartAndEndOnTheCallersThreadWithOneEventAndTheStoredRecord() {
+        Watching watching = new Watching();
+        List<ToolStatus> storedWhenStarted = new ArrayList<>();
+        ToolCallObserver peeking = new ToolCallObserver() {
+            @Override
+            public void onStart(ToolCallEvent call) {
+                storedWhenStarted.add(store.records().get(store.records().size() - 1).status());
+            }
+        };
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("echo"))
+                .store(store).observer(watching).observer(peeking).build(); // HANDOFF: the handler runs elsewhere
+
+        ToolResult r = call(executor, ToolCallRequest.of("echo", "{\"text\":\"hi\"}").withCallId("call_42"), ctx);
+
+        assertThat(watching.seen).containsExactly("start echo", "end echo OK");
+        assertThat(storedWhenStarted).as("onStart runs after the write-ahead mark").containsExactly(ToolStatus.INTERRUPTED);
+        assertThat(watching.events.get(0)).isSameAs(watching.events.get(1));
+        assertThat(watching.threads).containsOnly(Thread.currentThread());
+        assertThat(watching.records).containsExactly(store.records().get(0));
+        ToolCallEvent event = watching.events.get(0);
+        assertThat(event.callId()).isEqualTo(r.callId());
+        assertThat(event.requestCallId()).contains("call_42");
+        assertThat(event.spec()).contains(registry.get("echo").spec());
+        assertThat(event.invocationId()).isEqualTo(ctx.invocationId());
+        assertThat(event.startedAt()).isEqualTo(store.records().get(0).startedAt());
+        assertThat(event.isolationTier()).isEqualTo(IsolationTier.NONE);
+    }
+
+    @Test
+    void aRefusalEndsWithoutAStartAndAnUnknownToolHasNoSpec() {
+        Watching watching = new Watching();
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("echo"))
+                .store(store).observer(watching).build();
+
+        call(executor, "nope", "{}");
+        call(executor, "echo", "{\"text\":5}");
+
+        assertThat(watching.seen).containsExactly("end nope REFUSED", "end echo REFUSED");
+        assertThat(watching.events.get(0).spec()).isEmpty();
+        assertThat(watching.events.get(0).requestCallId()).isEmpty();
+        assertThat(watching.events.get(1).spec()).isPresent();
+        assertThat(watching.records).containsExactlyElementsOf(store.records());
+    }
+
+    @Test
+    void aToolThatRequiresIsolationIsObservedOnTheSandboxesTier() {
+        Watching watching = new Watching();
+        registry.register(ToolSpec.builder("runner").description("runs").argsSchema(Fixtures.ECHO_SCHEMA)
+                .riskClass(RiskClass.EXECUTE).egress(EgressClass.NONE).requiresIsolation(true).build(), echo());
+        ToolExecutor executor = ToolExecutor.builder(registry, new IsolatedContainment())
+                .allowlist(Set.of("echo", "runner")).store(store).observer(watching).build();
+
+        call(executor, "runner", "{\"text\":\"a\"}");
+        call(executor, "echo", "{\"text\":\"a\"}");
+
+        assertThat(watching.events).extracting(ToolCallEvent::isolationTier)
+                .containsExactly(IsolationTier.BWRAP, IsolationTier.BWRAP, IsolationTier.NONE, IsolationTier.NONE);
+    }
+
+    @Test
+    void anObserverThatThrowsChangesNoOutcome() {
+        ToolCallObserver broken = new ToolCallObserver() {
+            @Override
+            public void onStart(ToolCallEvent call) {
+                throw new IllegalStateException("observer bug");
+            }
+
+            @Override
+            public void onEnd(ToolCallEvent call, ToolCallRecord record) {
+                throw new StackOverflowError();
+            }
+        };
+        Watching after = new Watching();
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("echo"))
+                .store(store).observer(broken).observer(after).build();
+
+        assertThat(call(executor, "echo", "{\"text\":\"hi\"}").content()).isEqualTo("hi");
+        assertRefused(call(executor, "nope", "{}"), Reason.UNKNOWN_TOOL);
+        assertThat(after.seen).as("the next observer still runs").containsExactly("start echo", "end echo OK",
+                "end nope REFUSED");
+    }
+
+    @Test
+    void anObserverSeesTheEndEvenWhenTheStoreCannotKeepTheRecord() {
+        Watching watching = new Watching();
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("echo"))
+                .store(new BrokenStore(true, false)).observer(watching).build();
+
+        assertThatThrownBy(() -> executor.execute(ToolCallRequest.of("nope", "{}"), ctx))
+                .isInstanceOf(StoreFailureException.class);
+        assertThat(watching.seen).containsExactly("end nope REFUSED");
+    }
+
+    @Test
+    void theFrameworksCallIdIsRecordedCappedAndNoValueOfItMakesExecuteThrow() {
+        ToolExecutor executor = executor(registry, store, "echo");
+        String hostile = "\u0000\r\n\ud800" + "x".repeat(10_000);
+
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}").withCallId("toolu_01"), ctx);
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}").withCallId(hostile), ctx);
+        call(executor, ToolCallRequest.of("nope", "{}").withCallId(hostile), ctx);
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}").withCallId(null), ctx);
+
+        assertThat(store.records()).extracting(ToolCallRecord::requestCallId)
+                .containsExactly("toolu_01", Text.clip(hostile, 128), Text.clip(hostile, 128), "");
+        assertThat(store.records().get(1).requestCallId()).as("128 characters and an ellipsis, like the tool name")
+                .hasSize(129).endsWith("…");
     }
 
     private static String pathSchema() {

@@ -3,7 +3,7 @@ package dev.toolyard.benchmarks;
 import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallStart;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 
 /**
  * {@link InMemoryToolCallStore}, drained the way an application that keeps only recent records would

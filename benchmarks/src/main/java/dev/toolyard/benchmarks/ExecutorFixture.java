@@ -2,7 +2,7 @@ package dev.toolyard.benchmarks;
 
 import dev.toolyard.HandlerMode;
 import dev.toolyard.PathContainment;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolHandler;
 import dev.toolyard.ToolRegistry;

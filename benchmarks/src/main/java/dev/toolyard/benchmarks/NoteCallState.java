@@ -4,7 +4,7 @@ import dev.toolyard.HandlerMode;
 import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRequest;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolResult;

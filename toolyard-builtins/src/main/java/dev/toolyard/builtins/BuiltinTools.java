@@ -1,6 +1,6 @@
 package dev.toolyard.builtins;
 
-import dev.toolyard.Sandbox;
+import dev.toolyard.spi.IsolatedRunner;
 import dev.toolyard.Tool;
 import dev.toolyard.builtins.internal.HttpFetch;
 import java.util.List;
@@ -127,7 +127,7 @@ public final class BuiltinTools {
      * @param sandbox the sandbox the executor was built with; never {@code null}
      * @return the tool
      */
-    public static Tool runCommand(Sandbox sandbox) {
+    public static Tool runCommand(IsolatedRunner sandbox) {
         return RunCommandTool.create(sandbox, RunCommandTool.DEFAULT_ENV);
     }
 
@@ -140,7 +140,7 @@ public final class BuiltinTools {
      * @return the tool
      * @throws IllegalArgumentException if a name is empty or holds {@code =} or NUL, or a value holds NUL
      */
-    public static Tool runCommand(Sandbox sandbox, Map<String, String> environment) {
+    public static Tool runCommand(IsolatedRunner sandbox, Map<String, String> environment) {
         return RunCommandTool.create(sandbox, environment);
     }
 

@@ -3,7 +3,7 @@ package dev.toolyard.builtins;
 import dev.toolyard.EgressClass;
 import dev.toolyard.Reason;
 import dev.toolyard.RiskClass;
-import dev.toolyard.Sandbox;
+import dev.toolyard.spi.IsolatedRunner;
 import dev.toolyard.SubprocessResult;
 import dev.toolyard.Tool;
 import dev.toolyard.ToolArgs;
@@ -39,7 +39,7 @@ final class RunCommandTool {
 
     private RunCommandTool() {}
 
-    static Tool create(Sandbox sandbox, Map<String, String> environment) {
+    static Tool create(IsolatedRunner sandbox, Map<String, String> environment) {
         Objects.requireNonNull(sandbox, "sandbox");
         Objects.requireNonNull(environment, "environment");
         Map<String, String> env = Map.copyOf(new TreeMap<>(environment));
@@ -60,7 +60,7 @@ final class RunCommandTool {
         return new Tool(spec, (args, context) -> run(sandbox, env, args, context));
     }
 
-    private static ToolOutput run(Sandbox sandbox, Map<String, String> env, ToolArgs args, ToolContext context) {
+    private static ToolOutput run(IsolatedRunner sandbox, Map<String, String> env, ToolArgs args, ToolContext context) {
         List<String> argv = args.strings("argv");
         for (String item : argv) {
             if (item.indexOf('\0') >= 0) {

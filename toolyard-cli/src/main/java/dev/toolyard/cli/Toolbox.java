@@ -1,8 +1,8 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.HandlerMode;
-import dev.toolyard.Sandbox;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.Sandbox;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.builtins.BuiltinTools;

@@ -4,7 +4,7 @@ import dev.toolyard.IsolationTier;
 import dev.toolyard.IsolationUnavailableException;
 import dev.toolyard.PathContainment;
 import dev.toolyard.PathDecision;
-import dev.toolyard.Sandbox;
+import dev.toolyard.spi.Sandbox;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.SubprocessResult;
 import dev.toolyard.sandbox.internal.BindSet;

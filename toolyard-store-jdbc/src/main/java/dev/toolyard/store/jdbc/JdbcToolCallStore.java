@@ -1,10 +1,10 @@
 package dev.toolyard.store.jdbc;
 
 import dev.toolyard.StoreFailureException;
-import dev.toolyard.ToolCallReader;
+import dev.toolyard.spi.ToolCallReader;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallStart;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.store.jdbc.internal.CallTable;
 import dev.toolyard.store.jdbc.internal.CommitGuard;

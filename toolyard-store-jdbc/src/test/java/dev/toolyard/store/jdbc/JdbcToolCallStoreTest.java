@@ -4,6 +4,7 @@ import static dev.toolyard.store.jdbc.TestRecords.finished;
 import static dev.toolyard.store.jdbc.TestRecords.ok;
 import static dev.toolyard.store.jdbc.TestRecords.refused;
 import static dev.toolyard.store.jdbc.TestRecords.start;
+import static dev.toolyard.store.jdbc.TestRecords.withRequestCallId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
@@ -72,6 +73,11 @@ class JdbcToolCallStoreTest {
             return track(JdbcToolCallStore.of(database()));
         }
 
+        /** @return this test's database, ready to be written by hand before any store opened it */
+        DataSource databaseForHandWrittenRows() throws IOException {
+            return database();
+        }
+
         JdbcToolCallStore track(JdbcToolCallStore store) {
             opened.add(store);
             return store;
@@ -93,7 +99,8 @@ class JdbcToolCallStoreTest {
             for (Reason reason : Reason.values()) {
                 written.add(new ToolCallRecord("call-" + i, "inv-" + (i % 3), "tool_" + (i % 4), reason.status(), reason,
                         "detail " + i, "{\"n\":" + i + "}", TestRecords.SHA, i % 2 == 0, "summary " + i,
-                        Instant.ofEpochSecond(1_700_000_000L + i, 999_999_999 - i), Duration.ofSeconds(i, i * 7)));
+                        Instant.ofEpochSecond(1_700_000_000L + i, 999_999_999 - i), Duration.ofSeconds(i, i * 7),
+                        i % 3 == 0 ? "" : "call_" + i + "\u0000\ud800 framework id"));
                 i++;
             }
             written.add(ok("call-ok", "inv-x", "read_notes"));
@@ -252,12 +259,57 @@ class JdbcToolCallStoreTest {
             assertThat(second.recent(10)).containsExactly(ok("a", "inv", "t"), finished(start("b", "inv", "t"), ToolStatus.OK, null));
 
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version")) {
-                assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).isEqualTo(1);
-                assertThat(rs.getString(2)).isNotBlank();
+                    ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version ORDER BY version")) {
+                for (int version = 1; version <= 2; version++) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).isEqualTo(version);
+                    assertThat(rs.getString(2)).isNotBlank();
+                }
                 assertThat(rs.next()).as("one row per applied version").isFalse();
             }
+        }
+
+        @Test
+        void aVersionOneDatabaseIsUpgradedInPlaceAndItsRowsReadBackWithNoRequestCallId() throws Exception {
+            try (Connection c = databaseForHandWrittenRows().getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("CREATE TABLE toolyard_schema_version (version INTEGER NOT NULL PRIMARY KEY, "
+                        + "description VARCHAR(200) NOT NULL, applied_at_epoch_milli BIGINT NOT NULL)");
+                for (String ddl : Dialect.of(c).schemaVersion1()) {
+                    s.execute(ddl);
+                }
+                s.execute("INSERT INTO toolyard_schema_version VALUES (1, 'version 1', 0)");
+                // A row exactly as version 1 wrote it: fifteen columns, no request_call_id.
+                s.execute("INSERT INTO toolyard_call (call_id, invocation_id, tool_name, status, reason, reason_detail, "
+                        + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, "
+                        + "started_at_nano, duration_second, duration_nano, completed) VALUES ('old', 'inv', 'read_notes', "
+                        + "'ok', NULL, '', '{\"path\":\"notes.md\"}', '" + TestRecords.SHA + "', FALSE, 'read 12 bytes', "
+                        + TestRecords.T0.getEpochSecond() + ", " + TestRecords.T0.getNano() + ", 0, 1234567, TRUE)");
+            }
+
+            JdbcToolCallStore store = open();
+            ToolCallRecord fresh = withRequestCallId(ok("new", "inv", "read_notes"), "call_abc123");
+            store.append(fresh);
+
+            assertThat(store.byInvocation("inv")).containsExactly(ok("old", "inv", "read_notes"), fresh);
+            assertThat(store.byInvocation("inv").get(0).requestCallIdOptional()).isEmpty();
+            try (Connection c = database().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(2);
+            }
+        }
+
+        @Test
+        void theFrameworksCallIdSurvivesTheMarkAndTheCompletion() {
+            JdbcToolCallStore store = open();
+            ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "tc_1");
+
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).requestCallId()).isEqualTo("tc_1");
+            store.complete(withRequestCallId(finished(mark, ToolStatus.OK, null), "tc_1"));
+            assertThat(store.recent(1).get(0).requestCallId()).isEqualTo("tc_1");
+            assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.OK);
         }
 
         @Test
@@ -266,11 +318,11 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
                 s.execute("INSERT INTO toolyard_schema_version (version, description, applied_at_epoch_milli)"
-                        + " VALUES (2, 'from the future', 0)");
+                        + " VALUES (3, 'from the future', 0)");
             }
 
             assertThatThrownBy(() -> open()).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("schema version 2").hasMessageContaining("newer");
+                    .hasMessageContaining("schema version 3").hasMessageContaining("newer");
         }
 
         @Test
@@ -450,6 +502,12 @@ class JdbcToolCallStoreTest {
         @Override
         JdbcToolCallStore open() {
             return track(JdbcToolCallStore.sqlite(file));
+        }
+
+        @Override
+        DataSource databaseForHandWrittenRows() throws IOException {
+            Files.createDirectories(file.getParent());
+            return database();
         }
 
         Connection raw() throws SQLException {

@@ -1,7 +1,7 @@
 package dev.toolyard.store.jdbc;
 
 import dev.toolyard.InMemoryToolCallStore;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -28,6 +28,12 @@ final class TestRecords {
         return new ToolCallStart(callId, invocationId, tool, "{\"argv\":[\"sleep\",\"60\"]}", SHA, false, T0);
     }
 
+    static ToolCallRecord withRequestCallId(ToolCallRecord r, String requestCallId) {
+        return new ToolCallRecord(r.callId(), r.invocationId(), r.toolName(), r.status(), r.reason(), r.reasonDetail(),
+                r.arguments(), r.argumentsSha256(), r.argumentsRedacted(), r.summary(), r.startedAt(), r.duration(),
+                requestCallId);
+    }
+
     static ToolCallRecord finished(ToolCallStart start, ToolStatus status, Reason reason) {
         return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), status, reason,
                 reason == null ? "" : "detail of " + reason.wireName(), start.arguments(), start.argumentsSha256(),

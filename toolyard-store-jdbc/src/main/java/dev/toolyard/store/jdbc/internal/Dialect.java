@@ -47,8 +47,14 @@ public enum Dialect {
         return STANDARD;
     }
 
-    /** @return the DDL of schema version 1, in order; never {@code null} */
-    List<String> schemaVersion1() {
+    /**
+     * The DDL of schema version 1, exactly as version 1 of the store ran it: kept unchanged so that a
+     * database of any age upgrades through the same steps, and so that tests can build a version 1
+     * database to upgrade.
+     *
+     * @return the statements, in order; never {@code null}
+     */
+    public List<String> schemaVersion1() {
         return List.of(
                 "CREATE TABLE " + CallTable.TABLE + " ("
                         + "seq " + sequenceColumn + ", "
@@ -69,6 +75,16 @@ public enum Dialect {
                         + "completed BOOLEAN NOT NULL)",
                 "CREATE INDEX toolyard_call_by_invocation ON " + CallTable.TABLE + " (invocation_id, seq)",
                 "CREATE INDEX toolyard_call_by_tool_status ON " + CallTable.TABLE + " (tool_name, status, seq)");
+    }
+
+    /**
+     * Version 2 adds the agent framework's id of each call. Rows written by version 1 read back with none
+     * ({@code ''}).
+     *
+     * @return the statements, in order; never {@code null}
+     */
+    List<String> schemaVersion2() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN request_call_id TEXT NOT NULL DEFAULT ''");
     }
 
     /** @return appended to the INSERT so that a call id already present is skipped (count 0), not an error */

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int CURRENT_VERSION = 1;
+    public static final int CURRENT_VERSION = 2;
     /** The table that records which versions were applied. */
     public static final String VERSION_TABLE = "toolyard_schema_version";
 
@@ -69,6 +69,10 @@ public final class Schema {
             if (found < 1) {
                 apply(s, dialect.schemaVersion1());
                 recordVersion(connection, 1, "tool call records, indexed by invocation and by tool and status");
+            }
+            if (found < 2) {
+                apply(s, dialect.schemaVersion2());
+                recordVersion(connection, 2, "the agent framework's id of each call (request_call_id)");
             }
         }
         return found;

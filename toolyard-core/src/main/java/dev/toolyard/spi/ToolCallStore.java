@@ -1,4 +1,8 @@
-package dev.toolyard;
+package dev.toolyard.spi;
+
+import dev.toolyard.StoreFailureException;
+import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolCallStart;
 
 /**
  * Where the executor writes its record of every call. Implementations must be thread-safe. A method
@@ -8,6 +12,8 @@ package dev.toolyard;
  * <p>A call that reaches its handler is written twice: {@link #markStarted} before the handler runs
  * (if it throws, the handler does not run) and {@link #complete} after. A call refused before its
  * handler is written once, with {@link #append}.
+ *
+ * <p>Stability: stable; a method added later comes with a default.
  */
 public interface ToolCallStore {
     /**

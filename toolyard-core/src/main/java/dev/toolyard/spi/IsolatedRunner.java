@@ -1,38 +1,24 @@
-package dev.toolyard;
+package dev.toolyard.spi;
 
+import dev.toolyard.IsolationTier;
+import dev.toolyard.IsolationUnavailableException;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.SubprocessResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The containment port: the path half (resolve a candidate for reading or writing inside a workspace)
- * and the process half (run a command in isolation). {@link PathContainment} implements the path half
- * and has no isolation tier; {@code TieredSandbox} in {@code toolyard-sandbox} adds the process half.
- * Implementations are thread-safe.
+ * The process half of containment: run a command in isolation, on the tier this host offers.
+ * {@code TieredSandbox} in {@code toolyard-sandbox} implements it. Implementations are thread-safe.
+ *
+ * <p>Stability: stable; a method added later comes with a default.
  */
-public interface Sandbox {
+public interface IsolatedRunner {
     /**
-     * Resolves a candidate for reading: inside a read root or the write root, after resolving symbolic
-     * links and {@code ..}. A relative candidate resolves against the write root.
-     *
-     * @param candidate the path a model supplied; never {@code null}
-     * @param workspace the invocation's workspace; never {@code null}
-     * @return the decision; never {@code null}
+     * @return the isolation tier this runner runs commands on; never {@code null}; never
+     *     {@link IsolationTier#NONE}, which names calls that need no isolation
      */
-    PathDecision resolveRead(String candidate, SandboxPaths workspace);
-
-    /**
-     * Resolves a candidate for writing: inside the write root, with no symbolic link as the target or
-     * any of its parents below the root. A target that does not exist yet is resolved through its
-     * nearest existing ancestor.
-     *
-     * @param candidate the path a model supplied; never {@code null}
-     * @param workspace the invocation's workspace; never {@code null}
-     * @return the decision; never {@code null}
-     */
-    PathDecision resolveWrite(String candidate, SandboxPaths workspace);
-
-    /** @return the isolation tier this sandbox runs commands on; never {@code null} */
     IsolationTier isolationTier();
 
     /**

@@ -1,11 +1,15 @@
-package dev.toolyard;
+package dev.toolyard.spi;
 
+import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolStatus;
 import java.util.List;
 
 /**
  * The read side of a store. Every list is in append order (the order calls were first written) and
  * unmodifiable. A call marked as started with no completion reads back as
  * {@link ToolStatus#INTERRUPTED}. Implementations are thread-safe.
+ *
+ * <p>Stability: stable; a query added later comes with a default.
  */
 public interface ToolCallReader {
     /**
