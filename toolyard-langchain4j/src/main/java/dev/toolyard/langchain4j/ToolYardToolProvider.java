@@ -29,7 +29,8 @@ import java.util.function.Function;
 /**
  * Runs every tool call of a LangChain4j AI service through a ToolYard {@link ToolExecutor}. It offers
  * the registry's tools as {@link ToolSpecification}s, each with a LangChain4j tool executor that hands
- * the request's name, id and raw arguments to {@link ToolExecutor#execute} and returns the
+ * the request's name, id (recorded as the record's {@code requestCallId}) and raw arguments to
+ * {@link ToolExecutor#execute} and returns the
  * {@link ToolResult} as a {@link ToolExecutionResult}: its content as the text, {@code isError} for
  * anything but OK, and the status, reason and call id in the attributes (which LangChain4j never
  * sends to the model). Its {@linkplain #hallucinatedToolNameStrategy() hallucinated-name strategy}
@@ -173,8 +174,8 @@ public final class ToolYardToolProvider implements ToolProvider {
             if (context == null) {
                 throw new IllegalStateException("the context function returned null");
             }
-            // TODO(observer port): ToolCallRequest.withCallId(request.id()) once core has it.
-            result = executor.execute(ToolCallRequest.of(name, arguments), context);
+            result = executor.execute(ToolCallRequest.of(name, arguments)
+                    .withCallId(request == null ? null : request.id()), context);
         } catch (RuntimeException e) {
             Map<String, Object> attributes = new LinkedHashMap<>();
             attributes.put(ATTRIBUTE_STATUS, "NOT_COMPLETED");

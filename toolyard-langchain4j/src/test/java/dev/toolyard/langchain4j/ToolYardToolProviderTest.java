@@ -21,7 +21,7 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallStart;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolStatus;
@@ -128,6 +128,9 @@ class ToolYardToolProviderTest {
                 ToolStatus.OK, ToolStatus.REFUSED, ToolStatus.REFUSED, ToolStatus.REFUSED);
         assertThat(records).extracting(ToolCallRecord::reason).containsExactly(
                 null, Reason.PATH_ESCAPE, Reason.UNKNOWN_TOOL, Reason.ARGS_INVALID);
+        // The framework's call ids, the hallucinated one's included, are on the records.
+        assertThat(records).extracting(ToolCallRecord::requestCallId)
+                .containsExactly("call-1", "call-2", "call-3", "call-4");
         assertThat(invocationIds).hasSize(4).containsOnly(invocationIds.get(0));
         assertThat(records).extracting(ToolCallRecord::invocationId).containsOnly(invocationIds.get(0));
         // The attributes (kept in memory, never sent) carry ToolYard's status, reason and record id.

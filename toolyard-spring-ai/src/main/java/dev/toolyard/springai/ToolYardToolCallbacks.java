@@ -112,8 +112,7 @@ public final class ToolYardToolCallbacks implements ToolCallbackProvider {
             if (narrowTo != null) {
                 context = narrowed(context, narrowTo);
             }
-            // TODO(observer port): ToolCallRequest.withCallId(callId) once core has it.
-            ToolResult result = executor.execute(ToolCallRequest.of(toolName, json), context);
+            ToolResult result = executor.execute(ToolCallRequest.of(toolName, json).withCallId(callId), context);
             return result.content();
         } catch (RuntimeException e) {
             return NOT_COMPLETED;

@@ -9,7 +9,7 @@ import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallStart;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
@@ -73,6 +73,7 @@ class ToolYardToolCallbacksTest {
         assertThat(escape).startsWith("Tool 'read_file' - path_escape");
         assertThat(store.records()).extracting(ToolCallRecord::invocationId).containsExactly("inv-7", "null");
         assertThat(store.records()).extracting(ToolCallRecord::reason).containsExactly(null, Reason.PATH_ESCAPE);
+        assertThat(store.records()).extracting(ToolCallRecord::requestCallId).containsOnly("");
     }
 
     @Test

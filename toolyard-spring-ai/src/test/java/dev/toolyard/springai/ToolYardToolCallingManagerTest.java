@@ -134,6 +134,9 @@ class ToolYardToolCallingManagerTest {
         assertThat(records).extracting(ToolCallRecord::reason).containsExactly(
                 null, Reason.PATH_ESCAPE, Reason.UNKNOWN_TOOL, Reason.ARGS_INVALID);
         assertThat(records).extracting(ToolCallRecord::invocationId).containsOnly("conv-13");
+        // Spring AI's callback never sees the call id; through this manager every record carries it.
+        assertThat(records).extracting(ToolCallRecord::requestCallId)
+                .containsExactly("call-1", "call-2", "call-3", "call-4");
         // One execute_tool observation per call Spring AI can name; none added by ToolYard.
         assertThat(observed).containsExactly("execute_tool read_file id=call-1", "execute_tool read_file id=call-2",
                 "execute_tool read_file id=call-4", "execute_tool clock id=call-5");

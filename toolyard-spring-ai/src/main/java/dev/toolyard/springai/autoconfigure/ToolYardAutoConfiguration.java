@@ -2,15 +2,15 @@ package dev.toolyard.springai.autoconfigure;
 
 import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathContainment;
-import dev.toolyard.Sandbox;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.springai.ToolContextResolver;
 import dev.toolyard.springai.ToolYardToolCallbacks;
 import dev.toolyard.springai.ToolYardToolCallingManager;
+import dev.toolyard.spi.PathPolicy;
+import dev.toolyard.spi.ToolCallStore;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.UUID;
 import org.springframework.ai.model.tool.ToolCallingManager;
@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Bean;
 /**
  * Builds a ToolYard executor from {@code toolyard.*} properties ({@link ToolYardProperties}) and the
  * application's beans, and routes Spring AI's tool calls through it. Every bean backs off when the
- * application defines its own: {@link ToolRegistry} (default: empty), {@link Sandbox} (default:
+ * application defines its own: {@link ToolRegistry} (default: empty), {@link PathPolicy} (default:
  * {@link PathContainment}, which contains paths and offers no isolation tier, so tools requiring
  * isolation are refused), {@link ToolCallStore} (default: {@link InMemoryToolCallStore}; define a
  * {@code JdbcToolCallStore} bean for durable records), {@link ToolExecutor},
@@ -54,7 +54,7 @@ public class ToolYardAutoConfiguration {
     /** @return path containment without isolation */
     @Bean
     @ConditionalOnMissingBean
-    public Sandbox toolYardSandbox() {
+    public PathPolicy toolYardPathPolicy() {
         return new PathContainment();
     }
 
@@ -67,16 +67,16 @@ public class ToolYardAutoConfiguration {
 
     /**
      * @param registry the tools
-     * @param sandbox the containment port
+     * @param paths the containment port (a whole {@code Sandbox}, such as {@code TieredSandbox}, lends its tier)
      * @param store the store
      * @param properties the allowlist
      * @return the executor
      */
     @Bean
     @ConditionalOnMissingBean
-    public ToolExecutor toolYardToolExecutor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store,
+    public ToolExecutor toolYardToolExecutor(ToolRegistry registry, PathPolicy paths, ToolCallStore store,
             ToolYardProperties properties) {
-        return ToolExecutor.builder(registry, sandbox).allowlist(properties.getAllowlist()).store(store).build();
+        return ToolExecutor.builder(registry, paths).allowlist(properties.getAllowlist()).store(store).build();
     }
 
     /**

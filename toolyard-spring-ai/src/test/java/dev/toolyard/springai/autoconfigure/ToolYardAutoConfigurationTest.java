@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathContainment;
+import dev.toolyard.PathDecision;
 import dev.toolyard.Reason;
-import dev.toolyard.ToolCallStore;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.spi.PathPolicy;
+import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.builtins.BuiltinTools;
@@ -15,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -81,16 +85,30 @@ class ToolYardAutoConfigurationTest {
     }
 
     @Test
-    void theApplicationsOwnStoreAndSandboxAreUsed() {
+    void theApplicationsOwnStoreAndPathPolicyAreUsed() {
         InMemoryToolCallStore mine = new InMemoryToolCallStore();
-        PathContainment sandbox = new PathContainment();
+        List<String> asked = new CopyOnWriteArrayList<>();
+        PathContainment containment = new PathContainment();
+        PathPolicy counting = new PathPolicy() {
+            @Override
+            public PathDecision resolveRead(String candidate, SandboxPaths workspace) {
+                asked.add(candidate);
+                return containment.resolveRead(candidate, workspace);
+            }
+
+            @Override
+            public PathDecision resolveWrite(String candidate, SandboxPaths workspace) {
+                asked.add(candidate);
+                return containment.resolveWrite(candidate, workspace);
+            }
+        };
         runner().withPropertyValues("toolyard.allowlist=read_file", "toolyard.workspace=" + work)
                 .withBean(ToolCallStore.class, () -> mine)
-                .withBean(PathContainment.class, () -> sandbox)
+                .withBean(PathPolicy.class, () -> counting)
                 .run(context -> {
-                    assertThat(context.getBean(ToolExecutor.class).sandbox()).isSameAs(sandbox);
                     callThrough(context.getBean(ToolCallingManager.class), context.getBean(ToolYardToolCallbacks.class),
                             "read_file", "{\"path\":\"missing.md\"}", Map.of());
+                    assertThat(asked).containsExactly("missing.md");
                     assertThat(mine.records()).singleElement()
                             .satisfies(r -> assertThat(r.reason()).isEqualTo(Reason.FILE_NOT_FOUND));
                 });
