@@ -19,16 +19,19 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
  * from the prompt it got, and every prompt is kept. Its options are {@link ToolCallingChatOptions}:
  * with plain {@link ChatOptions} Spring AI silently drops the request's tools.
  */
-final class ScriptedChatModel implements ChatModel {
+public final class ScriptedChatModel implements ChatModel {
     private final Deque<Function<Prompt, AssistantMessage>> script = new ArrayDeque<>();
-    final List<Prompt> prompts = new ArrayList<>();
+    /** Every prompt the model got, in order. */
+    public final List<Prompt> prompts = new ArrayList<>();
 
+    /** @param answers the answer to each call in turn, computed from its prompt */
     @SafeVarargs
-    ScriptedChatModel(Function<Prompt, AssistantMessage>... answers) {
+    public ScriptedChatModel(Function<Prompt, AssistantMessage>... answers) {
         script.addAll(List.of(answers));
     }
 
-    static AssistantMessage callsTools(AssistantMessage.ToolCall... calls) {
+    /** @param calls the tool calls to ask for @return an answer asking for them */
+    public static AssistantMessage callsTools(AssistantMessage.ToolCall... calls) {
         return AssistantMessage.builder().content("").toolCalls(List.of(calls)).build();
     }
 

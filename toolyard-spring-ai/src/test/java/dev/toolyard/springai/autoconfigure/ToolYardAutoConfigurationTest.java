@@ -29,6 +29,11 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import dev.toolyard.springai.ScriptedChatModel;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -148,5 +153,39 @@ class ToolYardAutoConfigurationTest {
             assertThat(callThrough(context.getBean(ToolCallingManager.class), tools, "read_file",
                     "{\"path\":\"x\"}", Map.of())).contains("not_allowlisted");
         });
+    }
+
+    @Test
+    void inABootApplicationTheChatClientsToolCallingAdvisorRunsEveryCallThroughToolYard() throws Exception {
+        Files.writeString(work.resolve("notes.md"), "Ship 0.1.0.");
+        ScriptedChatModel model = new ScriptedChatModel(
+                first -> ScriptedChatModel.callsTools(
+                        new AssistantMessage.ToolCall("call-1", "function", "read_file", "{\"path\":\"notes.md\"}"),
+                        new AssistantMessage.ToolCall("call-2", "function", "ghost", "{}")),
+                second -> new AssistantMessage("done"));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(ToolCallingAutoConfiguration.class,
+                        ChatClientAutoConfiguration.class, ToolYardAutoConfiguration.class))
+                .withBean(ChatModel.class, () -> model)
+                .withBean(ToolRegistry.class, () -> {
+                    ToolRegistry registry = new ToolRegistry();
+                    registry.register(BuiltinTools.readFile());
+                    return registry;
+                })
+                .withPropertyValues("toolyard.allowlist=read_file", "toolyard.workspace=" + work)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(ToolYardToolCallingManager.class);
+                    ChatClient client = context.getBean(ChatClient.Builder.class)
+                            .defaultTools(context.getBean(ToolYardToolCallbacks.class)).build();
+
+                    String answer = client.prompt().user("go")
+                            .toolContext(Map.of(ToolYardProperties.DEFAULT_INVOCATION_ID_KEY, "conv-boot")).call().content();
+
+                    assertThat(answer).isEqualTo("done");
+                    InMemoryToolCallStore store = (InMemoryToolCallStore) context.getBean(ToolCallStore.class);
+                    assertThat(store.records()).extracting(r -> r.requestCallId() + " " + r.status() + " "
+                            + r.invocationId()).containsExactly("call-1 OK conv-boot", "call-2 REFUSED conv-boot");
+                });
     }
 }
