@@ -44,6 +44,7 @@ public final class EndToEnd {
         trajectory(checks);
         noTierVisible(checks);
         readmeExamples(checks, project.resolve("README.md"));
+        readmeExamples(checks, project.resolve("docs/frameworks.md")); // the agent-framework adapters' examples
         namedTestsExist(checks, project);
         checks.exit();
     }
