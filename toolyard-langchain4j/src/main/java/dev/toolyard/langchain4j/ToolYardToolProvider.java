@@ -61,6 +61,8 @@ public final class ToolYardToolProvider implements ToolProvider {
     private final ToolExecutor executor;
     private final Function<InvocationContext, ToolContext> contexts;
     private final List<ToolSpecification> specifications;
+    /** One for every tool: it runs the request it is handed, whatever its name. */
+    private final ToolYardToolExecutor toolExecutor = new ToolYardToolExecutor(this);
     /** The invocation of the call LangChain4j is about to run on this thread, for the hallucination strategy. */
     private final ThreadLocal<BeforeToolExecution> pending = new ThreadLocal<>();
 
@@ -110,7 +112,7 @@ public final class ToolYardToolProvider implements ToolProvider {
     public ToolProviderResult provideTools(ToolProviderRequest request) {
         ToolProviderResult.Builder result = ToolProviderResult.builder();
         for (ToolSpecification spec : specifications) {
-            result.add(spec, new ToolYardToolExecutor(this));
+            result.add(spec, toolExecutor);
         }
         return result.build();
     }

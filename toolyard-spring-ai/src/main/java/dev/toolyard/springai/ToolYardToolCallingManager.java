@@ -124,7 +124,7 @@ public final class ToolYardToolCallingManager implements ToolCallingManager {
             String text = callback == null
                     ? tools.call(call.name(), call.id(), call.arguments(), toolContext, attached)
                     : observed(callback, call, toolContext, attached);
-            responses[i] = new ToolResponseMessage.ToolResponse(call.id(), call.name(), text);
+            responses[i] = new ToolResponseMessage.ToolResponse(call.id(), call.name() == null ? "" : call.name(), text);
         }
         boolean returnDirect = false;
         if (!theirs.isEmpty()) {

@@ -183,14 +183,17 @@ class ToolYardToolCallingManagerTest {
                 new ToolCall("b", "function", "read_file", " "),
                 new ToolCall("c", "function", "read_file", "{\"path\":\"" + huge + "\"}"),
                 new ToolCall("d", "function", huge, "{}"),
-                new ToolCall("e", "function", "", "not json")))));
+                new ToolCall("e", "function", "", "not json"),
+                new ToolCall(null, null, null, null)))));
 
         ToolExecutionResult result = ToolYardToolCallingManager.of(tools).executeToolCalls(prompt, response);
 
         ToolResponseMessage last = (ToolResponseMessage) result.conversationHistory()
                 .get(result.conversationHistory().size() - 1);
-        assertThat(last.getResponses()).hasSize(5).allSatisfy(r ->
-                assertThat(r.responseData()).startsWith("Tool '").hasSizeLessThan(70_000));
-        assertThat(store.records()).hasSize(5).extracting(ToolCallRecord::status).containsOnly(ToolStatus.REFUSED);
+        assertThat(last.getResponses()).hasSize(6).allSatisfy(r -> {
+            assertThat(r.responseData()).startsWith("Tool '").hasSizeLessThan(70_000);
+            assertThat(r.name()).isNotNull();
+        });
+        assertThat(store.records()).hasSize(6).extracting(ToolCallRecord::status).containsOnly(ToolStatus.REFUSED);
     }
 }
