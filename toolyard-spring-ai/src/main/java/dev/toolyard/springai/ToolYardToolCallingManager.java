@@ -1,6 +1,8 @@
 package dev.toolyard.springai;
 
+import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -18,6 +20,7 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.observation.DefaultToolCallingObservationConvention;
@@ -152,6 +155,15 @@ public final class ToolYardToolCallingManager implements ToolCallingManager {
         return ToolExecutionResult.builder().conversationHistory(history).returnDirect(returnDirect).build();
     }
 
+    /**
+     * The parent Spring AI's own manager gives its tool observation: the one a streaming call carries in
+     * its Reactor context, else the one in scope on this thread.
+     */
+    private Observation parent() {
+        return ToolCallReactiveContextHolder.getContext()
+                .getOrDefault(ObservationThreadLocalAccessor.KEY, observations.getCurrentObservation());
+    }
+
     private String observed(ToolCallback callback, AssistantMessage.ToolCall call, ToolContext toolContext,
             Set<String> attached) {
         String arguments = call.arguments() == null || call.arguments().isBlank() ? "{}" : call.arguments();
@@ -164,7 +176,7 @@ public final class ToolYardToolCallingManager implements ToolCallingManager {
                 .build();
         return ToolCallingObservationDocumentation.TOOL_CALL
                 .observation(null, CONVENTION, () -> context, observations)
-                .parentObservation(observations.getCurrentObservation())
+                .parentObservation(parent())
                 .observe(() -> {
                     String text = tools.call(call.name(), call.id(), call.arguments(), toolContext, attached);
                     context.setToolCallResult(text);

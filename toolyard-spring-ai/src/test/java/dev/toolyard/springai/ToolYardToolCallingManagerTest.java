@@ -52,6 +52,7 @@ class ToolYardToolCallingManagerTest {
     ToolYardToolCallbacks tools;
     final List<String> observed = new CopyOnWriteArrayList<>();
     ObservationRegistry observations;
+    final List<String> parents = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void workspace() throws Exception {
@@ -68,6 +69,7 @@ class ToolYardToolCallingManagerTest {
                 String.valueOf(springContext.getContext().getOrDefault("conversation", "none")),
                 SandboxPaths.of(work))).tools(List.of("read_file")).build();
         observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(context -> true); // the chat client's own observations are real
         observations.observationConfig().observationHandler(new ObservationHandler<ToolCallingObservationContext>() {
             @Override
             public boolean supportsContext(Observation.Context context) {
@@ -76,6 +78,8 @@ class ToolYardToolCallingManagerTest {
 
             @Override
             public void onStop(ToolCallingObservationContext context) {
+                parents.add(context.getParentObservation() == null ? "none"
+                        : context.getParentObservation().getContextView().getName() + " " + context.getParentObservation().getContextView().getClass().getSimpleName());
                 observed.add(context.getContextualName() + " id=" + context.getToolCallId());
             }
         });
@@ -105,7 +109,7 @@ class ToolYardToolCallingManagerTest {
                 .builder("clock", (Zone z) -> "noon in " + z.zone()).description("The time").inputType(Zone.class).build();
         ToolCallingManager manager = new ToolYardToolCallingManager(tools,
                 ToolCallingManager.builder().observationRegistry(observations).build(), observations);
-        ChatClient client = ChatClient.builder(model)
+        ChatClient client = ChatClient.builder(model, observations, null, null)
                 .defaultAdvisors(ToolCallingAdvisor.builder().toolCallingManager(manager).build()).build();
 
         String answer = client.prompt().user("What do my notes say?").tools(tools, clock)
@@ -140,6 +144,8 @@ class ToolYardToolCallingManagerTest {
         // One execute_tool observation per call Spring AI can name; none added by ToolYard.
         assertThat(observed).containsExactly("execute_tool read_file id=call-1", "execute_tool read_file id=call-2",
                 "execute_tool read_file id=call-4", "execute_tool clock id=call-5");
+        // ToolYard's observations hang where Spring AI's own manager hangs its own (the clock's): under the advisor.
+        assertThat(parents).hasSize(4).containsOnly("spring.ai.advisor AdvisorObservationContext");
     }
 
     @Test
