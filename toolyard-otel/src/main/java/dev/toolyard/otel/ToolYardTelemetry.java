@@ -3,6 +3,7 @@ package dev.toolyard.otel;
 import dev.toolyard.otel.internal.ExecuteToolObserver;
 import dev.toolyard.spi.ToolCallObserver;
 import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.TracerProvider;
 import java.util.Objects;
 
 /**
@@ -22,6 +23,14 @@ public final class ToolYardTelemetry {
     public static final int DEFAULT_CAPTURE_LIMIT_BYTES = 4_096;
     /** The smallest cap that may be configured, in UTF-8 bytes. */
     public static final int MIN_CAPTURE_LIMIT_BYTES = 256;
+
+    /** What an observer on the no-op API does: nothing; the port's default methods. */
+    private static final ToolCallObserver NOTHING = new ToolCallObserver() {
+        @Override
+        public String toString() {
+            return "ToolYardTelemetry.observer(no-op tracer provider)";
+        }
+    };
 
     private ToolYardTelemetry() {}
 
@@ -97,8 +106,14 @@ public final class ToolYardTelemetry {
             return this;
         }
 
-        /** @return the observer; never {@code null} */
+        /**
+         * @return the observer; on the API's no-op tracer provider (no SDK installed) one that does
+         *     nothing at all, since every span it made would be dropped; never {@code null}
+         */
         public ToolCallObserver build() {
+            if (openTelemetry.getTracerProvider() == TracerProvider.noop()) {
+                return NOTHING;
+            }
             return new ExecuteToolObserver(openTelemetry, captureArguments, captureResults, captureLimitBytes);
         }
     }

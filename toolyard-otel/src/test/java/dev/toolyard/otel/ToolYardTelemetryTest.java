@@ -531,6 +531,16 @@ class ToolYardTelemetryTest {
     }
 
     @Test
+    void onTheNoopApiTheObserverDoesNothingAndCallsEndAsWithoutIt() {
+        ToolCallObserver onNoop = ToolYardTelemetry.observer(OpenTelemetry.noop());
+        assertThat(onNoop).isNotInstanceOf(dev.toolyard.otel.internal.ExecuteToolObserver.class);
+        assertThat(ToolYardTelemetry.observer(otel)).isInstanceOf(dev.toolyard.otel.internal.ExecuteToolObserver.class);
+        List<ToolCallRequest> calls = List.of(ToolCallRequest.of("echo", "{\"text\":\"a\"}"),
+                ToolCallRequest.of("ghost", "{}"));
+        assertThat(run(executor(onNoop), calls)).isEqualTo(run(executor(), calls));
+    }
+
+    @Test
     void theIssuesContractExampleCompilesAndRuns() {
         OpenTelemetry otel = this.otel;
         ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment())
