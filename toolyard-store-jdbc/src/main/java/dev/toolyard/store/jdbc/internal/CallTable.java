@@ -238,12 +238,13 @@ public final class CallTable implements AutoCloseable {
     private static ToolCallRecord read(ResultSet rs) throws SQLException {
         String reason = rs.getString(5);
         try {
+            ToolStatus status = ToolStatus.fromWireName(rs.getString(4));
             return new ToolCallRecord(
                     StoredText.decode(rs.getString(1)),
                     StoredText.decode(rs.getString(2)),
                     StoredText.decode(rs.getString(3)),
-                    ToolStatus.fromWireName(rs.getString(4)),
-                    reason == null ? null : Reason.fromWireName(reason),
+                    status,
+                    reason == null ? null : Reason.fromRecord(reason, status), // a tool's own reason reads back too
                     StoredText.decode(rs.getString(6)),
                     StoredText.decode(rs.getString(7)),
                     StoredText.decode(rs.getString(8)),
