@@ -57,7 +57,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every outcome of a real {@link ToolExecutor} (real registry, {@link PathContainment}, in-memory store)
@@ -212,23 +212,24 @@ class ToolYardTelemetryTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Reason.class, names = {"UNKNOWN_TOOL", "NOT_ALLOWLISTED", "NOT_APPROVED", "ARGS_INVALID",
-            "EGRESS_NOT_PERMITTED", "ISOLATION_UNAVAILABLE", "PATH_ESCAPE"})
-    void eachRefusalTheExecutorMakesIsOneErrorSpanWhoseErrorTypeIsTheReason(Reason reason) {
+    @ValueSource(strings = {"unknown_tool", "not_allowlisted", "not_approved", "args_invalid", "egress_not_permitted",
+            "isolation_unavailable", "path_escape"})
+    void eachRefusalTheExecutorMakesIsOneErrorSpanWhoseErrorTypeIsTheReason(String wireName) {
+        Reason reason = Reason.fromWireName(wireName);
         ToolContext context = ctx;
-        ToolCallRequest request = switch (reason) {
-            case UNKNOWN_TOOL -> ToolCallRequest.of("rm_rf", "{}");
-            case NOT_ALLOWLISTED -> ToolCallRequest.of("outsider", "{\"text\":\"a\"}");
-            case NOT_APPROVED -> {
+        ToolCallRequest request = switch (wireName) {
+            case "unknown_tool" -> ToolCallRequest.of("rm_rf", "{}");
+            case "not_allowlisted" -> ToolCallRequest.of("outsider", "{\"text\":\"a\"}");
+            case "not_approved" -> {
                 context = ToolContext.builder("inv-otel", SandboxPaths.of(root)).approvedTools(Set.of("read_notes"))
                         .build();
                 yield ToolCallRequest.of("echo", "{\"text\":\"a\"}");
             }
-            case ARGS_INVALID -> ToolCallRequest.of("echo", "{\"text\":\"a\",\"extra\":true}");
-            case EGRESS_NOT_PERMITTED -> ToolCallRequest.of("fetcher", "{\"text\":\"a\"}");
-            case ISOLATION_UNAVAILABLE -> ToolCallRequest.of("runner", "{\"text\":\"a\"}");
-            case PATH_ESCAPE -> ToolCallRequest.of("read_notes", "{\"path\":\"../../etc/passwd\"}");
-            default -> throw new AssertionError(reason);
+            case "args_invalid" -> ToolCallRequest.of("echo", "{\"text\":\"a\",\"extra\":true}");
+            case "egress_not_permitted" -> ToolCallRequest.of("fetcher", "{\"text\":\"a\"}");
+            case "isolation_unavailable" -> ToolCallRequest.of("runner", "{\"text\":\"a\"}");
+            case "path_escape" -> ToolCallRequest.of("read_notes", "{\"path\":\"../../etc/passwd\"}");
+            default -> throw new AssertionError(wireName);
         };
         SpanData span = onlySpanOf(executor(ToolYardTelemetry.observer(otel)), request, context);
         ToolCallRecord record = lastRecord();
