@@ -65,6 +65,7 @@ public class ObserverBenchmark {
     private SdkTracerProvider tracerProvider;
     private DrainedExporter exporter;
 
+    /** Builds the three executors and checks each answers the call, the SDK one with one span. */
     @Setup(Level.Trial)
     public void setUp() {
         root = Workspace.create();
@@ -100,6 +101,7 @@ public class ObserverBenchmark {
         return b.build();
     }
 
+    /** Prints how many spans the SDK executor exported, closes the SDK, deletes the workspace. */
     @TearDown(Level.Trial)
     public void tearDown() {
         System.out.println("\n" + exporter.exported.get() + " spans exported by the SDK executor");
