@@ -22,14 +22,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The architecture rules, checked against the classes of every module at once (core, sandbox, builtins,
- * store-jdbc, cli: their jars are this module's class path), so a rule about how modules depend on one
+ * store-jdbc, cli, otel: their jars are this module's class path), so a rule about how modules depend on one
  * another can actually fail. Each rule is also run against a class planted in this module's test tree
  * that breaks it, and must fail there: a rule that cannot fail is a defect.
  */
 class ArchitectureTest {
     /** Core's own packages, exactly: the other modules live in subpackages of {@code dev.toolyard}. */
     private static final String[] CORE = {"dev.toolyard", "dev.toolyard.spi", "dev.toolyard.internal"};
-    private static final List<String> MODULES = List.of("sandbox", "builtins", "store.jdbc", "cli");
+    private static final List<String> MODULES = List.of("sandbox", "builtins", "store.jdbc", "cli", "otel");
 
     private static final JavaClasses PRODUCTION = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -79,7 +79,8 @@ class ArchitectureTest {
         assertThat(PRODUCTION.stream().map(JavaClass::getName)).contains(
                 "dev.toolyard.ToolExecutor", "dev.toolyard.spi.ToolCallObserver", "dev.toolyard.sandbox.TieredSandbox",
                 "dev.toolyard.builtins.BuiltinTools", "dev.toolyard.store.jdbc.JdbcToolCallStore",
-                "dev.toolyard.cli.Main", "dev.toolyard.sandbox.internal.BwrapCommand");
+                "dev.toolyard.cli.Main", "dev.toolyard.sandbox.internal.BwrapCommand",
+                "dev.toolyard.otel.ToolYardTelemetry");
         assertThat(PRODUCTION.stream().map(JavaClass::getName)).noneMatch(n -> n.contains("Planted"));
     }
 

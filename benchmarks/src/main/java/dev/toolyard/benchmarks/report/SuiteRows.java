@@ -21,6 +21,7 @@ final class SuiteRows {
     private static final String SANDBOX = "SandboxBenchmark.";
     private static final String STORE = "DurableStoreBenchmark.";
     private static final String HTTP = "HttpFetchBenchmark.";
+    private static final String OBSERVER = "ObserverBenchmark.";
 
     static final List<Row> ROWS = List.of(
             new Row("execute.handoff", "execute, no-op tool, default mode (HANDOFF), vs raw handoff",
@@ -130,5 +131,14 @@ final class SuiteRows {
             new Row("allocation.caps", "bytes per execute with 16 MiB caps vs the default caps (flat in the caps)",
                     "SizeCapsAllocationBenchmark.execute:caps=16MiB", "SizeCapsAllocationBenchmark.execute:caps=default",
                     Metric.ALLOCATION, List.of(new OverheadAtMost(64, "B/op")), null,
-                    "something on the path sizes a buffer by a cap instead of by the data"));
+                    "something on the path sizes a buffer by a cap instead of by the data"),
+            new Row("observer.otel_noop", "execute with the OpenTelemetry observer on OpenTelemetry.noop() vs no observer"
+                    + " (CALLER_THREAD; report)", OBSERVER + "otelNoop", OBSERVER + "noObserver", Metric.SCORE,
+                    List.of(), null, null),
+            new Row("observer.otel_sdk", "execute with the OpenTelemetry observer on the SDK, in-memory exporter, vs no"
+                    + " observer (CALLER_THREAD; report)", OBSERVER + "otelSdk", OBSERVER + "noObserver", Metric.SCORE,
+                    List.of(), null, null),
+            new Row("observer.otel_sdk.allocation", "bytes per execute with the OpenTelemetry observer on the SDK vs no"
+                    + " observer (report)", OBSERVER + "otelSdk", OBSERVER + "noObserver", Metric.ALLOCATION,
+                    List.of(), null, null));
 }
