@@ -282,6 +282,28 @@ class CompiledSchemaTest {
         assertThat(CompiledSchema.compile(parse(schema))).as(schema).isEmpty();
     }
 
+    @Test
+    void networkntTruncatesAFractionAgainstAnIntegerBoundUnderIntegerOrNumberSoThatSchemaFallsBack() {
+        // networknt compares through asLong() when the bound is an integer and the type names integer:
+        // 2.5 passes "maximum": 2. The fast path would refuse it, so it leaves this schema to networknt.
+        String schema = property("{\"type\":[\"integer\",\"number\"],\"maximum\":2}");
+        assertThat(NetworkntValidation.firstViolation(NetworkntValidation.validator(parse(schema)), parse("{\"v\":2.5}")))
+                .as("networknt still truncates; if this fails the subset can take this schema").isNull();
+        assertThat(CompiledSchema.compile(parse(schema))).isEmpty();
+        bothGive(property("{\"type\":\"number\",\"maximum\":2}"), "{\"v\":2.5}", "$.v: fails \"maximum\" (2)");
+    }
+
+    @Test
+    void networkntComparesNumbersInsideContainersByValueSoContainerConstantsFallBack() {
+        // Jackson's own equality says {"k":1} != {"k":1.0}; networknt (rightly) says equal. Rather than
+        // re-implement its container equality, such constants stay with networknt.
+        String schema = property("{\"const\":{\"k\":1}}");
+        assertThat(NetworkntValidation.firstViolation(NetworkntValidation.validator(parse(schema)), parse("{\"v\":{\"k\":1.0}}")))
+                .isNull();
+        assertThat(parse("{\"k\":1}")).isNotEqualTo(parse("{\"k\":1.0}"));
+        assertThat(CompiledSchema.compile(parse(schema))).isEmpty();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "{}",
