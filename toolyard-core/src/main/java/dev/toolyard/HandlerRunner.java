@@ -1,6 +1,7 @@
 package dev.toolyard;
 
 import dev.toolyard.internal.Deadlines;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
@@ -66,6 +67,8 @@ final class HandlerRunner {
             return Outcome.returned(task.get(limitNanos, TimeUnit.NANOSECONDS));
         } catch (ExecutionException e) {
             return Outcome.thrown(e.getCause() == null ? e : e.getCause());
+        } catch (CancellationException e) {
+            return Outcome.thrown(new RejectedExecutionException("the executor was closed before the handler ran"));
         } catch (TimeoutException e) {
             task.cancel(true);
             return Outcome.timedOut(System.nanoTime() - begin);

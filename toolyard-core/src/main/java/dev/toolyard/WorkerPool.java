@@ -3,10 +3,12 @@ package dev.toolyard;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,7 +17,9 @@ import java.util.concurrent.locks.LockSupport;
  * worker is reused first. A worker goes back to the idle list <em>before</em> it gives its handler slot
  * back, so the number of busy workers never exceeds the slots held: there are never more threads than
  * {@link HandlerSlots} allows, and a caller holding a slot always finds an idle worker or room for a new
- * one. Lock-free; thread-safe.
+ * one. A task handed to a worker that ends before running it (the pool closed in between) is reclaimed
+ * exactly once, by the worker or by the caller, which gives its slot back and cancels it. Lock-free;
+ * thread-safe.
  */
 final class WorkerPool {
     static final long KEEP_ALIVE_SECONDS = 60;
@@ -65,11 +69,30 @@ final class WorkerPool {
             }
             w.thread = t;
             all.add(w);
-            w.hand(task, slot);
+            Pending p = w.hand(task, slot);
             t.start();
+            reclaimIfClosed(w, p);
             return;
         }
-        w.hand(task, slot);
+        reclaimIfClosed(w, w.hand(task, slot));
+    }
+
+    /** A close racing this handoff may have ended the worker before it took the task: take it back. */
+    private void reclaimIfClosed(Worker w, Pending p) {
+        if (closed && w.pending.compareAndSet(p, null)) {
+            p.abandon();
+            throw new RejectedExecutionException("the executor is closed");
+        }
+    }
+
+    /** A task and the slot it holds, handed over as one value so exactly one side can claim it. */
+    private record Pending(Runnable task, HandlerSlots.Slot slot) {
+        void abandon() {
+            slot.release();
+            if (task instanceof Future<?> f) {
+                f.cancel(false);
+            }
+        }
     }
 
     /** Stops every idle worker and interrupts the busy ones; later handoffs are rejected. Idempotent. */
@@ -90,32 +113,29 @@ final class WorkerPool {
 
     private final class Worker implements Runnable {
         volatile Thread thread;
-        private volatile Runnable task;
-        private volatile HandlerSlots.Slot slot;
+        final AtomicReference<Pending> pending = new AtomicReference<>();
 
-        void hand(Runnable task, HandlerSlots.Slot slot) {
-            this.slot = slot;
-            this.task = task; // published last: the worker reads task, then slot
+        Pending hand(Runnable task, HandlerSlots.Slot slot) {
+            Pending p = new Pending(task, slot);
+            pending.set(p);
             Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
             }
+            return p;
         }
 
         @Override
         public void run() {
             try {
                 while (!closed) {
-                    Runnable next = awaitTask();
+                    Pending next = awaitTask();
                     if (next == null) {
                         return;
                     }
-                    HandlerSlots.Slot held = slot;
-                    task = null;
-                    slot = null;
                     Thread.interrupted(); // a cancel aimed at the previous handler must not reach this one
                     try {
-                        next.run();
+                        next.task().run();
                     } catch (Throwable ignored) {
                         // the task is a FutureTask: it keeps its own outcome
                     }
@@ -123,19 +143,23 @@ final class WorkerPool {
                     if (!closed) {
                         idle.offerFirst(this);
                     }
-                    held.release(); // after going idle, so busy workers never outnumber held slots
+                    next.slot().release(); // after going idle, so busy workers never outnumber held slots
                 }
             } finally {
                 idle.remove(this);
                 all.remove(this);
+                Pending left = pending.getAndSet(null);
+                if (left != null) {
+                    left.abandon(); // handed over as the pool closed, never run
+                }
             }
         }
 
         /** @return the next task, or {@code null} when idle past the keep-alive or closed */
-        private Runnable awaitTask() {
+        private Pending awaitTask() {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(KEEP_ALIVE_SECONDS);
             while (true) {
-                Runnable next = task;
+                Pending next = pending.getAndSet(null);
                 if (next != null) {
                     return next;
                 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -78,5 +79,33 @@ class WorkerPoolTest {
 
         assertThatThrownBy(() -> pool.execute(() -> { }, slots.acquire("t"))).isInstanceOf(RejectedExecutionException.class);
         assertThat(slots.held()).isZero();
+    }
+
+    @Test
+    void aTaskHandedToAWorkerThatTheCloseEndsBeforeItRunsIsCancelledAndGivesItsSlotBack() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        List<Thread> late = new CopyOnWriteArrayList<>();
+        WorkerPool pool = new WorkerPool(r -> {
+            Thread t = new Thread(() -> {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                r.run();
+            });
+            late.add(t);
+            return t;
+        });
+        HandlerSlots slots = new HandlerSlots(1, 1);
+        FutureTask<String> task = new FutureTask<>(() -> "ran");
+
+        pool.execute(task, slots.acquire("t"));
+        pool.close();
+        gate.countDown();
+        late.get(0).join(10_000);
+
+        assertThat(task.isCancelled()).as("never run once the pool closed").isTrue();
+        assertThat(slots.held()).as("the slot of the task that never ran is back").isZero();
     }
 }
