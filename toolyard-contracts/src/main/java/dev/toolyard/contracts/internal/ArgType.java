@@ -27,7 +27,7 @@ public enum ArgType {
     IP_ADDRESS,
     /** An IPv4 or IPv6 range. */
     CIDR,
-    /** Semicolon-separated {@code KEY VALUE} pairs. */
+    /** Semicolon-separated {@code KEY VALUE} pairs, each optionally written {@code set KEY VALUE}. */
     MSF_OPTIONS,
     /** A relative path to a regular file that exists in the workspace. */
     CREDENTIAL_FILE,

@@ -8,8 +8,10 @@ import java.util.Map;
  * How an argv is built from {@code [command] exec}: each element is a literal or exactly one
  * placeholder, decided at load; a value fills one element and is never re-split, an empty or absent
  * value drops its element, a mapping or a true conditional adds the manifest's own tokens, and
- * {@code end_of_options = "--"} puts a literal {@code --} before the first element a model's value
- * fills. Immutable. Thread-safe.
+ * {@code end_of_options = "--"} puts a literal {@code --} before the positional tail: the trailing run
+ * of argument placeholders after the last option, mapping or conditional (so {@code -X {method}}
+ * keeps its value next to its flag, and {@code {url}} at the end comes after {@code --}), when that
+ * tail emits anything. Immutable. Thread-safe.
  *
  * @param elements the exec array, parsed
  * @param endOfOptions whether {@code --} goes before the first model value
@@ -88,29 +90,37 @@ public record CommandPlan(List<Element> elements, boolean endOfOptions, boolean 
      *
      * @param values the normalised text of every given or defaulted argument and every
      *     {@code [command.defaults]} key
-     * @param userArgs the names of arguments (as opposed to defaults), for {@code end_of_options}
+     * @param userArgs the names of the arguments the model gave (kept for callers; the tail rule needs none)
      * @return the argv; the first element is always the manifest's literal argv[0]
      */
     public List<String> argv(Map<String, String> values, java.util.Set<String> userArgs) {
         List<String> out = new ArrayList<>();
-        boolean[] dashed = {!endOfOptions};
-        for (Element e : elements) {
-            add(e, values, userArgs, out, dashed);
+        int tail = elements.size();
+        while (tail > 1 && elements.get(tail - 1) instanceof Value) {
+            tail--;
+        }
+        for (int i = 0; i < elements.size(); i++) {
+            if (endOfOptions && i == tail) {
+                int before = out.size();
+                for (int j = i; j < elements.size(); j++) {
+                    add(elements.get(j), values, out);
+                }
+                if (out.size() > before) {
+                    out.add(before, "--");
+                }
+                break;
+            }
+            add(elements.get(i), values, out);
         }
         return out;
     }
 
-    private static void add(Element e, Map<String, String> values, java.util.Set<String> userArgs, List<String> out,
-            boolean[] dashed) {
+    private static void add(Element e, Map<String, String> values, List<String> out) {
         if (e instanceof Fixed f) {
             out.add(f.text());
         } else if (e instanceof Value v) {
             String text = values.get(v.arg());
             if (text != null && !text.isEmpty()) {
-                if (!dashed[0] && userArgs.contains(v.arg())) {
-                    out.add("--");
-                    dashed[0] = true;
-                }
                 out.add(text);
             }
         } else if (e instanceof Mapped m) {
@@ -121,12 +131,12 @@ public record CommandPlan(List<Element> elements, boolean endOfOptions, boolean 
         } else if (e instanceof Conditional c) {
             if (holds(c, values)) {
                 for (Element inner : c.elements()) {
-                    add(inner, values, userArgs, out, dashed);
+                    add(inner, values, out);
                 }
             }
         } else if (e instanceof Conditionals all) {
             for (Conditional c : all.all()) {
-                add(c, values, userArgs, out, dashed);
+                add(c, values, out);
             }
         }
     }

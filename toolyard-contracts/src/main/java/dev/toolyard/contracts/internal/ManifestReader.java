@@ -91,7 +91,8 @@ public final class ManifestReader {
             throw r.fail("[command]", "and [http] are both declared; a manifest has one backend");
         }
         ObjectNode commandTable = hasCommand ? r.table(root, "command", true) : null;
-        boolean declaredExec = commandTable != null && commandTable.has("exec");
+        // allow_whitespace is honoured where no argv is split: exec arrays, and callback-only contracts.
+        boolean declaredExec = commandTable != null ? commandTable.has("exec") : tool.callback() && !hasHttp;
         List<ArgDef> args = r.args(r.table(root, "args", false), customTypes, declaredExec);
         CommandPlan command = commandTable == null ? null : r.command(commandTable, args, tool);
         Manifest.Http http = hasHttp ? r.http(r.table(root, "http", true), args) : null;
@@ -416,7 +417,8 @@ public final class ManifestReader {
             }
             boolean allowWhitespace = bool(merged, where, "allow_whitespace");
             if (allowWhitespace && !declaredExec) {
-                warnings.add(where + " allow_whitespace is ignored: it is honoured only with [command] exec");
+                warnings.add(where + " allow_whitespace is ignored: it is honoured only with [command] exec (or a"
+                        + " callback-only contract)");
                 allowWhitespace = false;
             }
             Long position = integer(t, where, "position");
@@ -559,11 +561,6 @@ public final class ManifestReader {
             String eoo = t.has("end_of_options") ? string(t, "[command]", "end_of_options", null) : null;
             if (eoo != null && !eoo.equals("--")) {
                 throw fail("[command] end_of_options", "accepts only \"--\"");
-            }
-            for (ArgDef a : args) {
-                if (a.allowWhitespace() && !declaredExec) {
-                    throw new AssertionError("allow_whitespace kept without exec");
-                }
             }
             return new CommandPlan(elements, eoo != null, declaredExec);
         }

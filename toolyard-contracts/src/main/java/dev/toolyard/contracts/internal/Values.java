@@ -454,6 +454,9 @@ public final class Values {
         boolean any = false;
         for (String pair : text.split(";", -1)) {
             String p = pair.strip();
+            if (p.startsWith("set ")) {
+                p = p.substring(4).strip();
+            }
             if (p.isEmpty()) {
                 continue;
             }
