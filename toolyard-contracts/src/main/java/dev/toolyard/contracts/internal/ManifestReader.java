@@ -64,6 +64,7 @@ public final class ManifestReader {
             "sftp", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "dig", "host", "nslookup", "whois", "ping",
             "ping6", "traceroute", "nikto", "hydra", "sqlmap", "rsync", "httpie", "http", "aria2c", "openssl");
     private static final long DEFAULT_MAX_BYTES = 8L << 20;
+    private static final Pattern PLACEHOLDER_AT = Pattern.compile("\\{(?:_?[a-z][a-z0-9_]{0,63}|_secret:[a-z0-9_]{1,64})\\}");
 
     private ManifestReader() {}
 
@@ -636,6 +637,14 @@ public final class ManifestReader {
 
         /** Splits template text into literals and placeholders; {@code {{} and {@code }}} are literal braces. */
         List<CommandPlan.Part> parts(String where, String s) {
+            return parts(where, s, false);
+        }
+
+        /**
+         * As {@link #parts(String, String)}; {@code lenient} (HTTP templates, whose JSON bodies hold
+         * braces) reads a brace that does not open {@code {name}} as literal text.
+         */
+        List<CommandPlan.Part> parts(String where, String s, boolean lenient) {
             List<CommandPlan.Part> out = new ArrayList<>();
             StringBuilder lit = new StringBuilder();
             for (int i = 0; i < s.length(); i++) {
@@ -646,6 +655,8 @@ public final class ManifestReader {
                 } else if (c == '}' && i + 1 < s.length() && s.charAt(i + 1) == '}') {
                     lit.append('}');
                     i++;
+                } else if (c == '{' && lenient && !PLACEHOLDER_AT.matcher(s).region(i, s.length()).lookingAt()) {
+                    lit.append(c);
                 } else if (c == '{') {
                     int close = s.indexOf('}', i);
                     if (close < 0) {
@@ -661,7 +672,7 @@ public final class ManifestReader {
                     }
                     out.add(new CommandPlan.Placeholder(name));
                     i = close;
-                } else if (c == '}') {
+                } else if (c == '}' && !lenient) {
                     throw fail(where, "has a lone '}' (write }} for a literal brace)");
                 } else {
                     lit.append(c);
@@ -783,7 +794,7 @@ public final class ManifestReader {
         }
 
         private List<CommandPlan.Part> httpParts(String where, String s, Set<String> args) {
-            List<CommandPlan.Part> parts = parts(where, s);
+            List<CommandPlan.Part> parts = parts(where, s, true);
             for (CommandPlan.Part p : parts) {
                 if (p instanceof CommandPlan.Placeholder ph) {
                     if (ph.name().startsWith("_secret:")) {
