@@ -207,6 +207,23 @@ class ToolContractTest {
 
     @Test
     @Tag("isolation")
+    void aLimitAboveTheSandboxsOwnIsNeverRaisedAndTheRunEndsAsAnError() throws Exception {
+        TieredSandbox sandbox = Manifests.bwrap(); // cpu 20 s
+        String manifest = Manifests.text("echo_json.clad.toml").replace("timeout_seconds = 10",
+                "timeout_seconds = 10\n\n[tool.limits]\ncpu_seconds = 100000");
+        Tool tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
+        JsonNode e = Json.MAPPER.readTree(call(tool, sandbox, "{\"word\":\"w\"}").content());
+        assertThat(e.get("status").stringValue()).isEqualTo("error");
+        assertThat(e.get("stderr").stringValue()).contains("prlimit");
+        manifest = manifest.replace("cpu_seconds = 100000", "cpu_seconds = 5");
+        tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
+        e = Json.MAPPER.readTree(call(tool, sandbox, "{\"word\":\"w\"}").content());
+        assertThat(e.get("status").stringValue()).isEqualTo("success");
+        assertThat(e.get("argv").get(1).stringValue()).isEqualTo("--cpu=5");
+    }
+
+    @Test
+    @Tag("isolation")
     void curlRunsForRealThroughALoopbackProxyOnly() throws Exception {
         Manifests.requireBinary("curl");
         TieredSandbox sandbox = Manifests.bwrap();
