@@ -27,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -459,9 +458,5 @@ public final class ToolContract {
     /** For tests in this module's internal package: the loaded manifest. */
     Manifest manifest() {
         return manifest;
-    }
-
-    static Map<String, Object> noArgs() {
-        return Map.of();
     }
 }

@@ -195,7 +195,8 @@ public final class ContractRuntime {
             http.headers().forEach((k, parts) -> headers.put(k, fill(parts, p.texts(), Fill.PLAIN)));
             String body = http.body() == null ? null : fill(http.body(), p.texts(), Fill.JSON);
             Instant started = context.clock().instant();
-            long deadline = System.nanoTime() + context.timeout().toNanos();
+            long deadline = System.nanoTime()
+                    + Math.min(context.timeout().toNanos(), Duration.ofSeconds(manifest.tool().timeoutSeconds()).toNanos());
             EgressClient.Answer answer;
             try {
                 answer = client.send(http.method(), url, headers, body, bodyType, deadline);

@@ -753,8 +753,11 @@ public final class ManifestReader {
             }
             String url = string(t, "[http]", "url", null);
             List<CommandPlan.Part> urlParts = httpParts("[http] url", url, argNames);
-            if (!(urlParts.get(0) instanceof CommandPlan.Literal first) || !first.text().matches("(?s)https?://[^/?#]+.*")
-                    || first.text().substring(first.text().indexOf("//") + 2).split("[/?#]", 2)[0].isEmpty()) {
+            // The first literal must hold the scheme and the whole authority, ended by '/', '?' or the
+            // template's end, so no value can reach the host, the port or user info.
+            if (!(urlParts.get(0) instanceof CommandPlan.Literal first)
+                    || !(first.text().matches("(?s)https?://[^/?#{}]+[/?].*")
+                            || (urlParts.size() == 1 && first.text().matches("https?://[^/?#{}]+")))) {
                 throw fail("[http] url", "must start with a literal http:// or https:// scheme and host; a model's value"
                         + " never chooses the host");
             }

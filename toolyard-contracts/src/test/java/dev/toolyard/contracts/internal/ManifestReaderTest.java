@@ -166,6 +166,8 @@ class ManifestReaderTest {
         read(h.formatted("https://api.example.com/search?q={q}"));
         assertThat(refusal(h.formatted("{q}"))).contains("[http] url");
         assertThat(refusal(h.formatted("https://{q}/x"))).contains("[http] url");
+        assertThat(refusal(h.formatted("https://api.example.com{q}"))).contains("[http] url");
+        assertThat(refusal(h.formatted("https://api.example.com:{q}/"))).contains("[http] url");
         assertThat(refusal(h.formatted("https://api.example.com/{_secret:key}"))).contains("secret");
     }
 
