@@ -83,6 +83,19 @@ class ToolContractTest {
     }
 
     @Test
+    void theGeneratedWireDefinitionIsPinnedByteForByte() throws Exception {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(ToolContract.parse(Manifests.text("nmap_scan.clad.toml")).bindCommand(new FakeSandbox(),
+                Scope.load(Manifests.path("scope.toml"))));
+        String actual = registry.wireDefinitions(List.of("nmap_scan")) + "\n";
+        Path golden = Path.of("src/test/resources/contracts/nmap_scan.wire.json");
+        if (Boolean.getBoolean("toolyard.golden.update")) {
+            Files.writeString(golden, actual); // regenerate on purpose only, then review the diff
+        }
+        assertThat(actual).isEqualTo(Files.readString(golden));
+    }
+
+    @Test
     void aValueFailingItsTypeIsArgsInvalidNamingTheArgument() {
         Tool tool = ToolContract.parse(Manifests.text("store_knowledge.clad.toml"))
                 .bindCallback((args, ctx) -> ToolOutput.of("ran"));
