@@ -1,4 +1,4 @@
-/** The {@code toolyard} command: doctor, demo, call, records. An application, not part of the library. */
+/** The {@code toolyard} command: doctor, demo, call, records, contract. An application, not part of the library. */
 module dev.toolyard.cli {
     requires dev.toolyard.core;
     requires dev.toolyard.sandbox;
@@ -6,6 +6,7 @@ module dev.toolyard.cli {
     requires dev.toolyard.store.jdbc;
     requires dev.toolyard.mcp;
     requires reactor.core;
+    requires dev.toolyard.contracts;
     requires info.picocli;
     requires jdk.httpserver;
 

@@ -12,5 +12,6 @@ module dev.toolyard.core {
             dev.toolyard.sandbox,
             dev.toolyard.builtins,
             dev.toolyard.store.jdbc,
-            dev.toolyard.cli;
+            dev.toolyard.cli,
+            dev.toolyard.contracts;
 }

@@ -8,8 +8,11 @@ import java.net.InetAddress;
  * act on. An IPv6 address that embeds an IPv4 address (IPv4-mapped, IPv4-compatible, IPv4-translated,
  * NAT64, 6to4, Teredo) is classified as the worse of itself and the embedded address, because some
  * network stack on the way may route it to the embedded one.
+ *
+ * <p>Public only for {@code dev.toolyard.contracts}, whose {@code block_internal} must classify an
+ * address exactly as {@code http_fetch} does; this package is exported to that module alone.
  */
-enum AddressClass {
+public enum AddressClass {
     /** Anything not listed below. */
     PUBLIC,
     /** 127.0.0.0/8 and ::1. */
@@ -31,11 +34,19 @@ enum AddressClass {
     private static final int[][] NAT64_LAYOUTS =
             {{4, 5, 6, 7}, {5, 6, 7, 9}, {6, 7, 9, 10}, {7, 9, 10, 11}, {9, 10, 11, 12}, {12, 13, 14, 15}};
 
-    AddressClass worst(AddressClass other) {
+    /**
+     * @param other another reading of the same address
+     * @return the more restricted of the two
+     */
+    public AddressClass worst(AddressClass other) {
         return other.ordinal() > ordinal() ? other : this;
     }
 
-    static AddressClass of(InetAddress address) {
+    /**
+     * @param address an address
+     * @return its class
+     */
+    public static AddressClass of(InetAddress address) {
         return of(address.getAddress());
     }
 
@@ -44,7 +55,7 @@ enum AddressClass {
      * @return its class
      * @throws IllegalArgumentException for any other length
      */
-    static AddressClass of(byte[] address) {
+    public static AddressClass of(byte[] address) {
         if (address.length == 4) {
             return ofIpv4(u(address[0]), u(address[1]), u(address[2]), u(address[3]));
         }

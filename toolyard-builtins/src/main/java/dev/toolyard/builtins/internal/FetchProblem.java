@@ -7,9 +7,10 @@ import dev.toolyard.ToolStatus;
 /**
  * Why a fetch stopped: a refusal or a failure with its reason and the detail the model may read. Thrown
  * inside the fetch to leave it from any depth, and turned into a {@link ToolOutput} at its edge; it
- * never leaves the handler. Carries no stack trace: it is an outcome, not a bug.
+ * never leaves the handler. Carries no stack trace: it is an outcome, not a bug. Public only for
+ * {@link EgressClient}'s callers in {@code dev.toolyard.contracts}.
  */
-final class FetchProblem extends Exception {
+public final class FetchProblem extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final transient Reason reason;
@@ -22,15 +23,18 @@ final class FetchProblem extends Exception {
         this.reason = reason;
     }
 
-    Reason reason() {
+    /** @return the reason; never {@code null} */
+    public Reason reason() {
         return reason;
     }
 
-    String detail() {
+    /** @return what the model may learn; never {@code null} */
+    public String detail() {
         return getMessage();
     }
 
-    ToolOutput toOutput() {
+    /** @return the refusal or failure as a handler's output */
+    public ToolOutput toOutput() {
         return reason.status() == ToolStatus.REFUSED
                 ? ToolOutput.refused(reason, getMessage())
                 : ToolOutput.failed(reason, getMessage());

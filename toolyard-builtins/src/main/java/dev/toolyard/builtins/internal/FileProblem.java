@@ -26,7 +26,9 @@ public final class FileProblem extends Exception {
     private static final String EPERM = "Operation not permitted";
     private static final String EROFS = "Read-only file system";
 
+    /** The refusal's or failure's reason. */
     private final Reason reason;
+    /** What the model may learn about it. */
     private final String detail;
 
     /**

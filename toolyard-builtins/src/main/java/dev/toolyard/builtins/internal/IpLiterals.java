@@ -15,8 +15,11 @@ import java.util.Locale;
  * take a numeric host for (inet_aton's octal and hexadecimal parts, the one-, two- and three-part
  * short forms, Java's decimal-only reading, and the value wrapped to 32 bits), so that the policy can
  * classify every one of them.
+ *
+ * <p>Public only for {@code dev.toolyard.contracts}, which must read addresses exactly as
+ * {@code http_fetch} does. Stateless.
  */
-final class IpLiterals {
+public final class IpLiterals {
     private static final BigInteger MASK32 = BigInteger.valueOf(0xffff_ffffL);
 
     private IpLiterals() {}
@@ -26,7 +29,7 @@ final class IpLiterals {
      * @return the 4 bytes when {@code s} is a dotted quad in canonical form (four decimal parts, 0-255,
      *     no leading zeros), else {@code null}
      */
-    static byte[] canonicalIpv4(String s) {
+    public static byte[] canonicalIpv4(String s) {
         String[] parts = s.split("\\.", -1);
         if (parts.length != 4) {
             return null;
@@ -58,7 +61,7 @@ final class IpLiterals {
      *     {@code ::ffff:169.254.169.254}
      * @return its 16 bytes, or {@code null} if {@code s} is not one
      */
-    static byte[] ipv6(String s) {
+    public static byte[] ipv6(String s) {
         if (s.isEmpty() || s.length() > 45) {
             return null;
         }
@@ -151,7 +154,7 @@ final class IpLiterals {
      * @param host a host, lower case or not
      * @return whether the host ends in a number
      */
-    static boolean endsInNumber(String host) {
+    public static boolean endsInNumber(String host) {
         String h = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
         String last = h.substring(h.lastIndexOf('.') + 1);
         if (last.isEmpty()) {
@@ -173,7 +176,7 @@ final class IpLiterals {
      * @param host a host
      * @return the readings, 4 bytes each; empty when no part structure fits
      */
-    static List<byte[]> numericReadings(String host) {
+    public static List<byte[]> numericReadings(String host) {
         String h = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
         List<byte[]> out = new ArrayList<>();
         if (h.isEmpty() || h.length() > 253) {

@@ -18,6 +18,8 @@ import java.util.Objects;
  */
 public record RootedPath(Path root, List<String> names) {
     /**
+     * @param root the real root that contains the path; never {@code null}
+     * @param names the names below the root, in order; empty for the root itself
      * @throws NullPointerException if an argument is {@code null}
      * @throws IllegalArgumentException if a name is not a plain name
      */

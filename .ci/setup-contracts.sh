@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# What the ToolClad contract tests (toolyard-contracts) run for real inside the sandbox:
+#   whois  (whois)     the whois_lookup example
+#   dig    (dnsutils)  the dig_lookup example
+#   nmap   (nmap)      the nmap-style example, against 127.0.0.1 inside the sandbox only
+#   curl   (curl)      the curl-style example
+# The sandbox has no network, so none of them can send a packet anywhere but its own loopback.
+# Idempotent; run as root; apt-get update only when something is missing. With CI=true the tests
+# fail rather than skip, so this script must leave all four in place.
+set -euo pipefail
+
+declare -A need=([whois]=whois [dig]=dnsutils [nmap]=nmap [curl]=curl)
+packages=()
+for tool in "${!need[@]}"; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    packages+=("${need[$tool]}")
+  fi
+done
+
+if [ "${#packages[@]}" -gt 0 ]; then
+  mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
+  echo "installing ${packages[*]} for the contract tests"
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
+fi
+
+for tool in "${!need[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "missing after install: $tool" >&2; exit 1; }
+done
+echo "contract test prerequisites present: ${!need[*]}"

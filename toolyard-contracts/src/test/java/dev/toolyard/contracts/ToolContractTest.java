@@ -1,0 +1,273 @@
+package dev.toolyard.contracts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolyard.InMemoryToolCallStore;
+import dev.toolyard.PathContainment;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.Tool;
+import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolCallRequest;
+import dev.toolyard.ToolContext;
+import dev.toolyard.ToolExecutor;
+import dev.toolyard.ToolOutput;
+import dev.toolyard.ToolRegistry;
+import dev.toolyard.ToolResult;
+import dev.toolyard.ToolStatus;
+import dev.toolyard.internal.Json;
+import dev.toolyard.sandbox.TieredSandbox;
+import dev.toolyard.spi.Sandbox;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/** Contracts loaded from manifests, bound and called through a real executor (and a real sandbox). */
+@Timeout(120) // a hang guard only
+class ToolContractTest {
+    @TempDir
+    Path work;
+
+    private final InMemoryToolCallStore store = new InMemoryToolCallStore();
+
+    private ToolResult call(Tool tool, Sandbox sandbox, String args) {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(tool);
+        ToolExecutor executor = ToolExecutor.builder(registry, sandbox == null ? new PathContainment() : sandbox)
+                .allowlist(Set.of(tool.spec().name())).store(store).build();
+        ToolContext ctx = ToolContext.builder("inv", SandboxPaths.of(work)).timeout(Duration.ofSeconds(60)).build();
+        return executor.execute(ToolCallRequest.of(tool.spec().name(), args), ctx);
+    }
+
+    private ToolCallRecord lastRecord() {
+        List<ToolCallRecord> all = store.records();
+        return all.get(all.size() - 1);
+    }
+
+    @Test
+    void theContractOfTheIssueCompilesAndRuns() throws Exception {
+        Path manifestPath = Manifests.path("store_knowledge.clad.toml");
+        ToolContract contract = ToolContract.parse(Files.readString(manifestPath));
+        Tool callback = contract.bindCallback((args, ctx) -> ToolOutput.of(args.json().toString()));
+        Scope none = Scope.none();
+        assertThat(none.isPresent()).isFalse();
+        assertThat(ToolContract.OUT_OF_SCOPE.wireName()).isEqualTo("out_of_scope");
+        assertThat(ToolContract.RESULT_INVALID.wireName()).isEqualTo("result_invalid");
+        assertThat(ToolContract.RESULT_INVALID.status()).isEqualTo(ToolStatus.FAILED);
+        assertThat(ToolContract.OUT_OF_SCOPE.status()).isEqualTo(ToolStatus.REFUSED);
+
+        ToolResult r = call(callback, null, "{\"confidence\":\"0.50\",\"fact\":\"water is wet\",\"verified\":\"True\"}");
+        assertThat(r.status()).isEqualTo(ToolStatus.OK);
+        assertThat(Json.MAPPER.readTree(r.content()))
+                .isEqualTo(Json.MAPPER.readTree("{\"confidence\":0.5,\"fact\":\"water is wet\",\"verified\":true}"));
+    }
+
+    @Test
+    void theCallbackGetsDefaultsAndTheModelSeesTheConstraints() throws Exception {
+        ToolContract contract = ToolContract.parse(Manifests.text("store_knowledge.clad.toml"));
+        JsonNode schema = Json.MAPPER.readTree(contract.inputSchema());
+        assertThat(schema.get("additionalProperties").booleanValue()).isFalse();
+        assertThat(schema.at("/properties/confidence/minimum").decimalValue()).isEqualByComparingTo("0");
+        assertThat(schema.at("/properties/confidence/maximum").decimalValue()).isEqualByComparingTo("1");
+        assertThat(schema.at("/required").toString()).isEqualTo("[\"confidence\",\"fact\"]");
+        Tool tool = contract.bindCallback((args, ctx) -> ToolOutput.of(args.json().toString()));
+        ToolResult r = call(tool, null, "{\"confidence\":1,\"fact\":\"x\"}");
+        assertThat(Json.MAPPER.readTree(r.content()).get("verified").booleanValue()).isFalse();
+    }
+
+    @Test
+    void theGeneratedWireDefinitionIsPinnedByteForByte() throws Exception {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(ToolContract.parse(Manifests.text("nmap_scan.clad.toml")).bindCommand(new FakeSandbox(),
+                Scope.load(Manifests.path("scope.toml"))));
+        String actual = registry.wireDefinitions(List.of("nmap_scan")) + "\n";
+        Path golden = Path.of("src/test/resources/contracts/nmap_scan.wire.json");
+        if (Boolean.getBoolean("toolyard.golden.update")) {
+            Files.writeString(golden, actual); // regenerate on purpose only, then review the diff
+        }
+        assertThat(actual).isEqualTo(Files.readString(golden));
+    }
+
+    @Test
+    void aValueFailingItsTypeIsArgsInvalidNamingTheArgument() {
+        Tool tool = ToolContract.parse(Manifests.text("store_knowledge.clad.toml"))
+                .bindCallback((args, ctx) -> ToolOutput.of("ran"));
+        ToolResult r = call(tool, null, "{\"confidence\":\"NaN\",\"fact\":\"x\"}");
+        assertThat(r.status()).isEqualTo(ToolStatus.REFUSED);
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("args_invalid");
+        r = call(tool, null, "{\"confidence\":0.5,\"fact\":\"x; rm -rf /\"}");
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("args_invalid");
+        assertThat(r.reasonDetail()).contains("argument 'fact'").doesNotContain("rm -rf");
+        r = call(tool, null, "{\"confidence\":2,\"fact\":\"x\"}");
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("args_invalid");
+        r = call(tool, null, "{\"confidence\":0.5,\"fact\":\"x\",\"extra\":1}");
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("args_invalid");
+    }
+
+    @Test
+    void scopeCheckWithNoScopeIsRefusedAtBindAndOutOfScopeAtCall() {
+        ToolContract nmap = ToolContract.parse(Manifests.text("nmap_scan.clad.toml"));
+        assertThatThrownBy(() -> nmap.bindCommand(new FakeSandbox(), Scope.none()))
+                .isInstanceOf(ContractException.class)
+                .hasMessageContaining("[args.target] scope_check is enabled but no scope was given");
+        Scope scope = Scope.load(Manifests.path("scope.toml"));
+        for (String target : List.of("evil.com", "admin.example.com", "192.0.3.1", "192.0.2.0/23")) {
+            ToolContract.DryRun d = nmap.dryRun("{\"target\":\"" + target + "\",\"scan_type\":\"list\"}", scope, work);
+            assertThat(d.refusal()).as(target).hasValueSatisfying(s -> assertThat(s).startsWith("out_of_scope"));
+        }
+        assertThat(nmap.dryRun("{\"target\":\"app.example.com\",\"scan_type\":\"list\"}", scope, work).refusal()).isEmpty();
+    }
+
+    @Test
+    void theArgvIsBuiltFromTheTemplateWithMappingsDefaultsAndEndOfOptions() {
+        ToolContract nmap = ToolContract.parse(Manifests.text("nmap_scan.clad.toml"));
+        ToolContract.DryRun d = nmap.dryRun("{\"target\":\"192.0.2.10\",\"scan_type\":\"service\"}",
+                Scope.load(Manifests.path("scope.toml")), work);
+        assertThat(d.argv()).endsWith("nmap", "-sT", "-sV", "--version-intensity", "0", "-n", "-Pn", "--max-rate",
+                "1000", "-p", "1-1024", "-oX", "-", "--no-stylesheet", "--", "192.0.2.10");
+        assertThat(d.argv().get(0)).endsWith("prlimit");
+        assertThat(d.argv()).contains("--nproc=64", "--nofile=256", "--cpu=10");
+        ToolContract curl = ToolContract.parse(Manifests.text("curl_fetch.clad.toml"));
+        assertThat(curl.dryRun("{\"url\":\"https://example.com/x\"}", Scope.none(), work).argv()).containsExactly(
+                "curl", "-s", "-S", "-X", "GET", "--max-time", "5", "--proxy", "http://127.0.0.1:9", "-w",
+                "\\n%{http_code}", "--", "https://example.com/x");
+        assertThat(curl.dryRun("{\"url\":\"https://example.com/x\",\"header\":\"X-Trace:abc\"}", Scope.none(), work)
+                .argv()).containsSubsequence("-H", "X-Trace:abc", "--", "https://example.com/x");
+    }
+
+    @Test
+    void injectionAttemptsNeverReachTheArgv() {
+        ToolContract whois = ToolContract.parse(Manifests.text("whois_lookup.clad.toml"));
+        for (String target : List.of("example.com; id", "$(id).example.com", "`id`", "example.com\nevil.com",
+                "-oG/tmp/x", "--help", "exаmple.com", "xn--80ak6aa92e.com", "..%2f..%2fetc", "example.com|cat",
+                "a b", "127.0.0.1", "169.254.169.254", "0x7f000001", "localhost")) {
+            String args = Json.MAPPER.createObjectNode().put("target", target).toString();
+            ToolContract.DryRun d = whois.dryRun(args, Scope.none(), work);
+            assertThat(d.refusal()).as(target).isPresent();
+            assertThat(d.argv()).as(target).isEmpty();
+        }
+    }
+
+    @Test
+    @Tag("isolation")
+    void whoisRunsForRealInTheSandboxAndTheEnvelopeIsWhatTheModelSeesAndTheRecordKeeps() throws Exception {
+        Manifests.requireBinary("whois");
+        TieredSandbox sandbox = Manifests.bwrap();
+        Tool tool = ToolContract.parse(Manifests.text("whois_lookup.clad.toml")).bindCommand(sandbox, Scope.none());
+        assertThat(tool.spec().requiresIsolation()).isTrue();
+        ToolResult r = call(tool, sandbox, "{\"target\":\"example.com\"}");
+        assertThat(r.status()).isEqualTo(ToolStatus.OK);
+        JsonNode e = Json.MAPPER.readTree(r.content());
+        assertThat(e.get("tool").stringValue()).isEqualTo("whois_lookup");
+        assertThat(e.get("argv").toString()).isEqualTo("[\"whois\",\"-h\",\"127.0.0.1\",\"-p\",\"9\",\"example.com\"]");
+        assertThat(e.get("status").stringValue()).isEqualTo("error"); // nothing listens on the discard port
+        assertThat(e.get("exit_code").intValue()).isNotZero();
+        assertThat(e.get("output_hash").stringValue()).matches("sha256:[0-9a-f]{64}");
+        assertThat(e.get("tier").stringValue()).isEqualTo("bwrap");
+        assertThat(e.has("started_at") && e.has("ended_at") && e.has("duration_ms")).isTrue();
+        assertThat(lastRecord().summary()).isEqualTo(r.content());
+    }
+
+    @Test
+    @Tag("isolation")
+    void aJsonOutputIsParsedAndCheckedAgainstTheOutputSchema() throws Exception {
+        TieredSandbox sandbox = Manifests.bwrap();
+        Tool tool = ToolContract.parse(Manifests.text("echo_json.clad.toml")).bindCommand(sandbox, Scope.none());
+        ToolResult r = call(tool, sandbox, "{\"word\":\"-n two words\",\"count\":99}");
+        assertThat(r.status()).as(r.reasonDetail()).isEqualTo(ToolStatus.OK);
+        JsonNode e = Json.MAPPER.readTree(r.content());
+        assertThat(e.get("argv").toString()).isEqualTo("[\"printf\",\"{\\\"word\\\":\\\"%s\\\",\\\"count\\\":%s}\","
+                + "\"-n two words\",\"5\"]");
+        assertThat(e.get("results").toString()).isEqualTo("{\"word\":\"-n two words\",\"count\":5}");
+    }
+
+    @Test
+    @Tag("isolation")
+    void outputBreakingTheSchemaIsResultInvalidWithThePathAndTheRawOutputInTheRecord() throws Exception {
+        TieredSandbox sandbox = Manifests.bwrap();
+        String manifest = Manifests.text("echo_json.clad.toml").replace("\"count\\\":%s}}", "\"count\\\":\\\"%s\\\"}}");
+        Tool tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
+        ToolResult r = call(tool, sandbox, "{\"word\":\"w\",\"count\":2}");
+        assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
+        assertThat(r.reasonDetail()).startsWith("$.count: fails \"type\"").contains("raw output sha256:")
+                .contains("{\\\"word\\\":\\\"w\\\",\\\"count\\\":\\\"2\\\"}");
+        assertThat(lastRecord().reasonDetail()).isEqualTo(r.reasonDetail());
+    }
+
+    @Test
+    @Tag("isolation")
+    void nmapRunsForRealAndItsXmlIsRefusedForItsDoctypeFailClosed() throws Exception {
+        Manifests.requireBinary("nmap");
+        TieredSandbox sandbox = Manifests.bwrap();
+        Tool tool = ToolContract.parse(Manifests.text("nmap_scan.clad.toml"))
+                .bindCommand(sandbox, Scope.load(Manifests.path("scope.toml")));
+        ToolResult r = call(tool, sandbox, "{\"target\":\"192.0.2.10\",\"scan_type\":\"list\"}");
+        // nmap's XML always declares <!DOCTYPE nmaprun>; ToolClad's rule refuses any DOCTYPE before parsing.
+        assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
+        assertThat(r.reasonDetail()).startsWith("$: the output is XML with a <!DOCTYPE").contains("<nmaprun scanner");
+        r = call(tool, sandbox, "{\"target\":\"evil.example.org\",\"scan_type\":\"list\"}");
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("out_of_scope");
+    }
+
+    @Test
+    @Tag("isolation")
+    void aLimitAboveTheSandboxsOwnIsNeverRaisedAndTheRunEndsAsAnError() throws Exception {
+        TieredSandbox sandbox = Manifests.bwrap(); // cpu 20 s
+        String manifest = Manifests.text("echo_json.clad.toml").replace("timeout_seconds = 10",
+                "timeout_seconds = 10\n\n[tool.limits]\ncpu_seconds = 100000");
+        Tool tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
+        JsonNode e = Json.MAPPER.readTree(call(tool, sandbox, "{\"word\":\"w\"}").content());
+        assertThat(e.get("status").stringValue()).isEqualTo("error");
+        assertThat(e.get("stderr").stringValue()).contains("prlimit");
+        manifest = manifest.replace("cpu_seconds = 100000", "cpu_seconds = 5");
+        tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
+        e = Json.MAPPER.readTree(call(tool, sandbox, "{\"word\":\"w\"}").content());
+        assertThat(e.get("status").stringValue()).isEqualTo("success");
+        assertThat(e.get("argv").get(1).stringValue()).isEqualTo("--cpu=5");
+    }
+
+    @Test
+    @Tag("isolation")
+    void curlRunsForRealThroughALoopbackProxyOnly() throws Exception {
+        Manifests.requireBinary("curl");
+        TieredSandbox sandbox = Manifests.bwrap();
+        Tool tool = ToolContract.parse(Manifests.text("curl_fetch.clad.toml")).bindCommand(sandbox, Scope.none());
+        ToolResult r = call(tool, sandbox, "{\"url\":\"http://example.com/\"}");
+        JsonNode e = Json.MAPPER.readTree(r.content());
+        assertThat(e.get("status").stringValue()).isEqualTo("error");
+        assertThat(e.get("stderr").stringValue()).contains("127.0.0.1");
+    }
+
+    /** A sandbox for bind-time checks only: running anything on it is a test bug. */
+    static final class FakeSandbox implements Sandbox {
+        @Override
+        public dev.toolyard.IsolationTier isolationTier() {
+            return dev.toolyard.IsolationTier.BWRAP;
+        }
+
+        @Override
+        public dev.toolyard.SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout,
+                java.util.Map<String, String> env) {
+            throw new AssertionError("bind-time test ran a command");
+        }
+
+        @Override
+        public dev.toolyard.PathDecision resolveRead(String candidate, SandboxPaths paths) {
+            throw new AssertionError("unused");
+        }
+
+        @Override
+        public dev.toolyard.PathDecision resolveWrite(String candidate, SandboxPaths paths) {
+            throw new AssertionError("unused");
+        }
+    }
+}
