@@ -90,8 +90,8 @@ class EgressCheckTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "https://evil.example#@docs.example/|HOST_NOT_ALLOWED", "https://#docs.example/|NO_HOST",
-        "https://169.254.169.254#docs.example|LINK_LOCAL_ADDRESS"})
+        "https://evil.example#@docs.example/|host_not_allowed", "https://#docs.example/|no_host",
+        "https://169.254.169.254#docs.example|link_local_address"})
     void theHostIsReadBeforeTheFragmentOnly(String raw, Reason reason) {
         assertThatThrownBy(() -> check.check(raw, new HashMap<>()))
                 .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.reason()).isEqualTo(reason));
