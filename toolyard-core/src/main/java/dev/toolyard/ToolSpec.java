@@ -21,8 +21,10 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>the name matches {@code ^[a-z][a-z0-9_]{1,63}$};
  *   <li>the schema is an object schema, closed ({@code "additionalProperties": false}) at every object
  *       subschema that has {@code properties};
- *   <li>the {@code $ref} family ({@code $ref}, {@code $dynamicRef}, {@code $id}, {@code $anchor},
- *       {@code $dynamicAnchor}, {@code $defs}, {@code definitions}, and {@code $schema}) is refused;
+ *   <li>the {@code $ref} family and the dialect keywords ({@code $ref}, {@code $dynamicRef}, {@code $id},
+ *       {@code $anchor}, {@code $dynamicAnchor}, {@code $defs}, {@code definitions},
+ *       {@code $recursiveRef}, {@code $recursiveAnchor}, {@code $schema}, {@code $vocabulary}) are
+ *       refused;
  *   <li>{@code format} is accepted but never asserted;
  *   <li>a path argument names a top-level property typed {@code string}.
  * </ul>

@@ -41,7 +41,7 @@ final class CallCommand implements Callable<Integer> {
     String args;
 
     @Option(names = "--store", description = "SQLite file for the record (default: ${DEFAULT-VALUE}).")
-    Path store = Path.of(System.getProperty("user.home"), ".toolyard", "records.db");
+    Path store = RecordsCommand.DEFAULT_STORE;
 
     @Option(names = "--allow-host", description = "A host http_fetch may reach; repeatable. None: loopback only.")
     List<String> allowHosts = new ArrayList<>();

@@ -6,6 +6,8 @@ import picocli.CommandLine.Command;
 
 /** The {@code toolyard} command line. Errors a user can make end with one line and a non-zero exit. */
 @Command(name = "toolyard", mixinStandardHelpOptions = true, version = "toolyard 0.1.0",
+        // every subcommand, and every one added later, inherits -h/--help and -V/--version
+        scope = CommandLine.ScopeType.INHERIT,
         description = "Run model tool calls through ToolYard: check the host, watch a demo, make a call, read records.",
         subcommands = {DoctorCommand.class, DemoCommand.class, CallCommand.class, RecordsCommand.class})
 public final class Main implements Runnable {

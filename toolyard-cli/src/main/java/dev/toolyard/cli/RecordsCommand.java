@@ -1,71 +1,86 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolStatus;
 import dev.toolyard.cli.internal.Table;
 import dev.toolyard.internal.Json;
+import dev.toolyard.store.jdbc.CallQuery;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import tools.jackson.databind.node.ArrayNode;
 
-/** {@code toolyard records}: what a store holds. */
-@Command(name = "records", description = "List the calls a store recorded, oldest first.")
+/** {@code toolyard records}: what a store holds, filtered in the store's own query. */
+@Command(name = "records", subcommands = RecordsShowCommand.class,
+        description = {"List the calls a store recorded: the newest --limit calls matching every filter given, "
+                + "oldest first.", "Use 'records show CALL_ID' for one whole record."})
 final class RecordsCommand implements Callable<Integer> {
+    /** Where {@code call} writes and {@code records} reads when no {@code --store} is given. */
+    static final Path DEFAULT_STORE = Path.of(System.getProperty("user.home"), ".toolyard", "records.db");
+
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--store", required = true, description = "The SQLite file a demo or call wrote.")
-    Path store;
+    @Option(names = "--store", paramLabel = "FILE", description = "The SQLite file a demo or call wrote (default: ${DEFAULT-VALUE}).")
+    Path store = DEFAULT_STORE;
 
-    @Option(names = "--invocation", description = "Only this invocation's calls.")
+    @Option(names = "--invocation", paramLabel = "ID", description = "Only this invocation's calls.")
     String invocation;
 
-    @Option(names = "--limit", description = "At most this many of the most recent calls (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--tool", paramLabel = "NAME", description = "Only calls asking for this tool name.")
+    String tool;
+
+    @Option(names = "--status", paramLabel = "STATUS",
+            description = "Only calls that ended so: ok, refused, failed, timeout or interrupted.")
+    String status;
+
+    @Option(names = "--since", paramLabel = "WHEN", description = "Only calls started at or after WHEN: an ISO-8601 "
+            + "instant (2026-12-01T07:00:00Z) or an age counted back from now (90s, 15m, 2h, 7d, PT15M).")
+    String since;
+
+    @Option(names = "--limit", paramLabel = "N",
+            description = "At most the N newest matching calls (default: ${DEFAULT-VALUE}).")
     int limit = 100;
 
-    @Option(names = "--json", description = "Print the records as JSON.")
+    @Option(names = "--json", description = "Print one JSON object per line (JSON Lines): every field of each record.")
     boolean json;
 
     @Override
     public Integer call() {
-        if (!Files.isRegularFile(store)) {
-            throw new Main.UserError("no store at " + store + " (run ./toolyard demo, or give the file a call wrote)");
-        }
         if (limit <= 0) {
             throw new Main.UserError("--limit must be positive, got " + limit);
         }
-        List<ToolCallRecord> records;
-        try (JdbcToolCallStore s = JdbcToolCallStore.sqlite(store)) {
-            records = invocation != null ? s.byInvocation(invocation) : s.recent(limit);
-        } catch (RuntimeException e) {
-            throw new Main.UserError("cannot read " + store + " as a ToolYard store: " + e.getMessage());
+        CallQuery query = CallQuery.newest(limit);
+        if (invocation != null) {
+            query = query.invocationId(invocation);
         }
+        if (tool != null) {
+            query = query.toolName(tool);
+        }
+        if (status != null) {
+            query = query.status(status(status));
+        }
+        if (since != null) {
+            query = query.startedAtOrAfter(Since.parse(since, Instant.now()));
+        }
+        CallQuery q = query;
+        List<ToolCallRecord> records = read(store, s -> s.find(q));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            ArrayNode array = Json.MAPPER.createArrayNode();
             for (ToolCallRecord r : records) {
-                array.addObject()
-                        .put("callId", r.callId())
-                        .put("invocationId", r.invocationId())
-                        .put("tool", r.toolName())
-                        .put("status", r.status().wireName())
-                        .put("reason", r.reason() == null ? null : r.reason().wireName())
-                        .put("reasonDetail", r.reasonDetail())
-                        .put("arguments", r.arguments())
-                        .put("argumentsSha256", r.argumentsSha256())
-                        .put("argumentsRedacted", r.argumentsRedacted())
-                        .put("summary", r.summary())
-                        .put("startedAt", r.startedAt().toString())
-                        .put("durationNanos", r.duration().toNanos());
+                out.println(Json.MAPPER.writeValueAsString(RecordFields.json(r)));
             }
-            out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(array));
+            out.flush();
             return 0;
         }
         Table table = new Table("started (UTC)", "invocation", "tool", "status", "reason", "ms", "call id");
@@ -75,7 +90,33 @@ final class RecordsCommand implements Callable<Integer> {
                     String.format("%.1f", r.duration().toNanos() / 1e6), r.callId());
         }
         table.print(out);
-        out.println(records.size() + " record(s) in " + store);
+        out.println(records.size() + " record(s) in " + store
+                + (records.size() == limit ? " (the newest " + limit + " that match; older ones may exist: raise --limit)"
+                        : ""));
         return 0;
+    }
+
+    private static ToolStatus status(String wireName) {
+        try {
+            return ToolStatus.fromWireName(wireName);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UserError("--status must be one of " + Arrays.stream(ToolStatus.values())
+                    .map(ToolStatus::wireName).collect(Collectors.joining(", ")) + "; got '" + wireName + "'");
+        }
+    }
+
+    /**
+     * Opens an existing store, reads it and closes it; any failure to open or read is the user's to fix
+     * (a wrong file), so it is one line and exit 2.
+     */
+    static <T> T read(Path store, Function<JdbcToolCallStore, T> reading) {
+        if (!Files.isRegularFile(store)) {
+            throw new Main.UserError("no store at " + store + " (run ./toolyard demo, or give the file a call wrote)");
+        }
+        try (JdbcToolCallStore s = JdbcToolCallStore.sqlite(store)) {
+            return reading.apply(s);
+        } catch (RuntimeException e) {
+            throw new Main.UserError("cannot read " + store + " as a ToolYard store: " + e.getMessage());
+        }
     }
 }

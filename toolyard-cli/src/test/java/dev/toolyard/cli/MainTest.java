@@ -2,31 +2,28 @@ package dev.toolyard.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 @Timeout(120) // a hang guard only
 class MainTest {
     @TempDir
     Path tmp;
 
-    private record Run(int exit, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void theDemoRunsEveryStepForRealAndEachRowEndsAsACarefulReaderExpects() {
-        Run r = run("demo", "--dir", tmp.toString());
+        CliRun r = run("demo", "--dir", tmp.toString());
         assertThat(r.exit()).as(r.err()).isZero();
         boolean tier = !r.out().contains("isolation tier: unavailable");
         String ranOrRefused = tier ? "ok       -" : "refused  isolation_unavailable";
@@ -43,9 +40,10 @@ class MainTest {
                 .containsPattern("a command past its timeout +run_command +"
                         + (tier ? "timeout +timeout" : "refused +isolation_unavailable"));
         assertThat(tmp.resolve("workspace/out/report.md")).hasContent("All checks passed.\n");
-        Run records = run("records", "--store", tmp.resolve("records.db").toString(), "--json");
+        CliRun records = run("records", "--store", tmp.resolve("records.db").toString(), "--json");
         assertThat(records.exit()).isZero();
-        assertThat(records.out()).contains("\"status\" : \"refused\"").contains("\"reason\" : \"link_local_address\"");
+        assertThat(records.out()).contains("\"status\":\"refused\"").contains("\"reason\":\"link_local_address\"");
+        assertThat(records.out().lines()).hasSize(10);
         assertThat(records.out().split("\"callId\"", -1)).hasSize(11);
     }
 
@@ -54,27 +52,27 @@ class MainTest {
         Path ws = Files.createDirectories(tmp.resolve("ws"));
         Files.writeString(ws.resolve("a.txt"), "hi");
         Path store = tmp.resolve("calls.db");
-        Run ok = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args", "{\"path\":\"a.txt\"}",
+        CliRun ok = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args", "{\"path\":\"a.txt\"}",
                 "--store", store.toString(), "--invocation", "cli-test");
         assertThat(ok.exit()).isZero();
         assertThat(ok.out()).contains("\"status\" : \"ok\"").contains("\"content\" : \"hi\"");
-        Run escape = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args",
+        CliRun escape = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args",
                 "{\"path\":\"../../etc/passwd\"}", "--store", store.toString(), "--invocation", "cli-test");
         assertThat(escape.exit()).isEqualTo(1);
         assertThat(escape.out()).contains("\"reason\" : \"path_escape\"");
-        Run listed = run("records", "--store", store.toString(), "--invocation", "cli-test");
+        CliRun listed = run("records", "--store", store.toString(), "--invocation", "cli-test");
         assertThat(listed.out()).contains("2 record(s)").contains("path_escape");
     }
 
     @Test
     void mistakesAUserCanMakeGetOneLineAndANonZeroExitNeverAStackTrace() throws Exception {
         Path ws = Files.createDirectories(tmp.resolve("ws"));
-        Run missing = run("call", "--workspace", tmp.resolve("nope").toString(), "--tool", "read_file", "--args", "{}");
-        Run badJson = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args", "{bad");
-        Run noStore = run("records", "--store", tmp.resolve("none.db").toString());
+        CliRun missing = run("call", "--workspace", tmp.resolve("nope").toString(), "--tool", "read_file", "--args", "{}");
+        CliRun badJson = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args", "{bad");
+        CliRun noStore = run("records", "--store", tmp.resolve("none.db").toString());
         Path notAStore = Files.writeString(tmp.resolve("text.db"), "this is not a database");
-        Run wrongStore = run("records", "--store", notAStore.toString());
-        for (Run r : new Run[] {missing, badJson, noStore, wrongStore}) {
+        CliRun wrongStore = run("records", "--store", notAStore.toString());
+        for (CliRun r : new CliRun[] {missing, badJson, noStore, wrongStore}) {
             assertThat(r.exit()).as(r.err()).isEqualTo(Main.USAGE);
             assertThat(r.err().strip()).startsWith("toolyard: ").doesNotContain("\n").doesNotContain("\tat ");
         }
@@ -85,7 +83,7 @@ class MainTest {
 
     @Test
     void doctorSaysWhomCommandsRunAsWhetherTheFilterIsLoadedAndWhatEnforcesEachLimit() {
-        Run r = run("doctor");
+        CliRun r = run("doctor");
 
         assertThat(r.out()).contains("commands run as: ", "seccomp filter:  ");
         if (r.exit() == 0) {
@@ -95,8 +93,47 @@ class MainTest {
     }
 
     @Test
+    void everySubcommandAnswersDashHAndDashDashHelpWithItsUsageAndExitZero() {
+        CommandLine root = new CommandLine(new Main());
+        List<List<String>> paths = new ArrayList<>();
+        collect(root, new ArrayList<>(), paths);
+        assertThat(paths).extracting(p -> String.join(" ", p))
+                .contains("", "doctor", "demo", "call", "records", "records show");
+        for (List<String> path : paths) {
+            for (String flag : new String[] {"-h", "--help"}) {
+                List<String> args = new ArrayList<>(path);
+                args.add(flag);
+                CliRun r = run(args.toArray(String[]::new));
+                String name = String.join(" ", path);
+                assertThat(r.exit()).as(name + " " + flag + ": " + r.err()).isZero();
+                assertThat(r.err()).as(name + " " + flag).isEmpty();
+                assertThat(r.out()).as(name + " " + flag).startsWith("Usage: toolyard" + (name.isEmpty() ? "" : " " + name))
+                        .contains("-h, --help").contains("-V, --version");
+            }
+        }
+    }
+
+    @Test
+    void theRootAndEverySubcommandPrintTheVersionForDashCapitalV() {
+        for (String[] args : new String[][] {{"-V"}, {"--version"}, {"doctor", "-V"}, {"records", "show", "--version"}}) {
+            CliRun r = run(args);
+            assertThat(r.exit()).as(String.join(" ", args)).isZero();
+            assertThat(r.out().strip()).isEqualTo("toolyard 0.1.0");
+        }
+    }
+
+    private static void collect(CommandLine cli, List<String> path, List<List<String>> out) {
+        out.add(path);
+        for (Map.Entry<String, CommandLine> sub : cli.getSubcommands().entrySet()) {
+            List<String> next = new ArrayList<>(path);
+            next.add(sub.getKey());
+            collect(sub.getValue(), next, out);
+        }
+    }
+
+    @Test
     void doctorReportsTheTierAndEveryRungAsJson() {
-        Run r = run("doctor", "--json");
+        CliRun r = run("doctor", "--json");
         assertThat(r.out()).contains("\"tier\"").contains("\"rungs\"").contains("\"limitsUnenforced\"").contains("\"java\"")
                 .contains("\"runsAs\"").contains("\"seccompFilterLoaded\"").contains("\"limitEnforcement\"");
         assertThat(r.exit()).isEqualTo(r.out().contains("\"tier\" : \"unavailable\"") ? 1 : 0);

@@ -31,9 +31,10 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
 /**
- * Acceptance checks (b), (c) and (d) on a real host: a trajectory through the whole library, a host
- * with no tier visible, and the README's Java examples compiled and run as written. Exits non-zero
- * when a claim fails. Argument: the project's root directory.
+ * Acceptance checks (b) to (g) on a real host: a trajectory through the whole library, a host with no
+ * tier visible, the README's Java examples compiled and run as written, every test the docs name, the
+ * docs agreeing with the code ({@link DocsMatchCode}) and the BOM listing every published module
+ * ({@link PublishedModules}). Exits non-zero when a claim fails. Argument: the project's root directory.
  */
 public final class EndToEnd {
     private EndToEnd() {}
@@ -43,8 +44,10 @@ public final class EndToEnd {
         Checks checks = new Checks("end-to-end");
         trajectory(checks);
         noTierVisible(checks);
-        readmeExamples(checks, project.resolve("README.md"));
+        javaExamples(checks, project.resolve("README.md"), "(d) README");
         namedTestsExist(checks, project);
+        DocsMatchCode.run(checks, project);
+        PublishedModules.run(checks, project);
         checks.exit();
     }
 
@@ -153,8 +156,14 @@ public final class EndToEnd {
                 + (missing.isEmpty() ? "" : "; missing: " + missing));
     }
 
-    /** (d) every ```java block of the README compiles as written, and each with a main method runs. */
-    private static void readmeExamples(Checks checks, Path readme) throws Exception {
+    /**
+     * (d) every ```java block of the README compiles as written, and each with a main method runs; also
+     * used for (f), the docs' own examples.
+     *
+     * @return what each example that ran printed, by class name
+     */
+    static java.util.Map<String, String> javaExamples(Checks checks, Path readme, String label) throws Exception {
+        java.util.Map<String, String> printed = new java.util.HashMap<>();
         String text = Files.readString(readme);
         Matcher blocks = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL).matcher(text);
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -163,7 +172,7 @@ public final class EndToEnd {
             String source = blocks.group(1);
             Matcher name = Pattern.compile("public (?:final )?class (\\w+)").matcher(source);
             if (!name.find()) {
-                checks.that(false, "(d) README java block " + (count + 1) + " is a whole class, so it can be compiled");
+                checks.that(false, label + " java block " + (count + 1) + " is a whole class, so it can be compiled");
                 continue;
             }
             count++;
@@ -174,7 +183,7 @@ public final class EndToEnd {
             ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
             int rc = javac.run(null, diagnostics, diagnostics, "-classpath", System.getProperty("java.class.path"),
                     "-d", dir.toString(), file.toString());
-            checks.that(rc == 0, "(d) README example " + className + " compiles"
+            checks.that(rc == 0, label + " example " + className + " compiles"
                     + (rc == 0 ? "" : ":\n" + diagnostics.toString(StandardCharsets.UTF_8)));
             if (rc != 0 || !source.contains("public static void main(")) {
                 continue;
@@ -187,14 +196,16 @@ public final class EndToEnd {
                 System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
                 main.invoke(null, (Object) new String[0]);
                 System.setOut(realOut);
-                checks.that(true, "(d) README example " + className + " runs: "
+                printed.put(className, captured.toString(StandardCharsets.UTF_8));
+                checks.that(true, label + " example " + className + " runs: "
                         + captured.toString(StandardCharsets.UTF_8).strip().replace('\n', ' '));
             } catch (ReflectiveOperationException | RuntimeException e) {
                 System.setOut(realOut);
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
-                checks.that(false, "(d) README example " + className + " runs: " + cause);
+                checks.that(false, label + " example " + className + " runs: " + cause);
             }
         }
-        checks.that(count > 0, "(d) the README has Java examples to check (" + count + ")");
+        checks.that(count > 0, label + " has Java examples to check (" + count + ")");
+        return printed;
     }
 }

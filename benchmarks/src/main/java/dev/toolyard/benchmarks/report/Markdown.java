@@ -12,6 +12,12 @@ final class Markdown {
         if (report.has("label")) {
             md.append("> **").append(report.get("label").asString()).append("**\n\n");
         }
+        if (report.has("corrections")) {
+            for (JsonNode c : report.get("corrections")) {
+                md.append("> **Corrected without a new run:** ").append(c.asString()).append("\n");
+            }
+            md.append('\n');
+        }
         JsonNode m = report.get("machine");
         JsonNode jmh = report.get("jmh");
         md.append("- **Date:** ").append(report.get("date").asString());
@@ -25,10 +31,16 @@ final class Markdown {
                 .append(")\n- **Load average (1/5/15 min):** before ")
                 .append(m.path("loadAverageBefore").asString("unknown")).append(", after ")
                 .append(m.get("loadAverageAfter").asString())
-                .append("\n- **JMH ").append(jmh.get("version").asString()).append(":** ")
-                .append(jmh.get("forks").asInt()).append(" fork(s), warm-up ").append(jmh.get("warmup").asString())
-                .append(", measurement ").append(jmh.get("measurement").asString())
-                .append(", `-prof gc`\n- **Command:** `").append(report.get("command").asString()).append("`\n\n");
+                .append("\n- **Command:** `").append(report.get("command").asString()).append("`")
+                .append("\n- **JMH ").append(jmh.get("version").asString()).append(",** `-prof gc`, JVM ")
+                .append(jvmArgs(jmh)).append("; each class as it ran:\n\n");
+        md.append("| class | mode | forks | warm-up | measurement |\n|---|---|---|---|---|\n");
+        for (JsonNode c : jmh.get("configurations")) {
+            md.append("| `").append(c.get("class").asString()).append("` | ").append(c.get("mode").asString())
+                    .append(" | ").append(c.get("forks").asString()).append(" | ").append(c.get("warmup").asString())
+                    .append(" | ").append(c.get("measurement").asString()).append(" |\n");
+        }
+        md.append('\n');
         md.append("Errors are the half-width of JMH's 99.9% confidence interval. Every ratio is figure / baseline")
                 .append(" from this same run. A verdict marked *(within error)* has its limit inside the error")
                 .append(" and may flip between runs.\n\n");
@@ -73,10 +85,20 @@ final class Markdown {
                             + error(r.get("allocError")) + " B/op" : "—")
                     .append(" |\n");
         }
-        if (report.has("closingNote")) {
-            md.append("\n## Closing note\n\n").append(report.get("closingNote").asString().strip()).append('\n');
+        if (report.has("openItems")) {
+            md.append("\n## Open items\n\nWhat limits each missed target, what would fix it, and what is still open:"
+                    + " [the closing note](").append(report.get("openItems").asString())
+                    .append("), kept current in one place and not copied here.\n");
         }
         return md.toString();
+    }
+
+    private static String jvmArgs(JsonNode jmh) {
+        StringBuilder s = new StringBuilder();
+        for (JsonNode a : jmh.path("jvmArgs")) {
+            s.append(s.isEmpty() ? "" : " ").append(a.asString());
+        }
+        return s.isEmpty() ? "defaults" : "`" + s + "`";
     }
 
     private static String cell(JsonNode measured) {

@@ -23,9 +23,15 @@ import tools.jackson.databind.node.ObjectNode;
  * verdict per target, a date and machine line, and every raw result.
  *
  * <p>Usage: {@code ResultsReport JMH_JSON OUT_DIR [--started EPOCH_SECONDS] [--load-before "L1 L5 L15"]
- * [--label TEXT] [--command TEXT] [--notes MARKDOWN_FILE]}. The notes file (what the profile says
- * limits each missed target and what would fix it) is appended as the closing note. Exits 1 if the
- * JMH file holds no results.
+ * [--label TEXT] [--command TEXT] [--notes MARKDOWN_FILE]}. The notes file (the one current note of
+ * open items: what limits each missed target and what would fix it) is linked from the report, never
+ * copied into it. Each result keeps its own JMH settings (forks, warm-up, measurement), and the header
+ * states them per benchmark class. Exits 1 if the JMH file holds no results.
+ *
+ * <p>{@code ResultsReport --rerender LATEST_JSON OUT_DIR [--correction TEXT]} renders
+ * {@code latest.md} again from an existing {@code latest.json}, numbers untouched, with each missed
+ * row's "limited by" text taken from {@link SuiteRows} as it is now and the dated correction added to
+ * the report's list of corrections: for a fix to the report's text without a new run.
  */
 public final class ResultsReport {
     private static final String PACKAGE = "dev.toolyard.benchmarks.";
@@ -35,6 +41,10 @@ public final class ResultsReport {
     private ResultsReport() {}
 
     public static void main(String[] argv) throws IOException {
+        if (argv.length >= 3 && argv[0].equals("--rerender")) {
+            rerender(Path.of(argv[1]), Path.of(argv[2]), argv.length >= 5 && argv[3].equals("--correction") ? argv[4] : null);
+            return;
+        }
         if (argv.length < 2) {
             System.err.println("usage: ResultsReport JMH_JSON OUT_DIR [--started EPOCH] [--load-before TEXT]"
                     + " [--label TEXT] [--command TEXT] [--notes FILE]");
@@ -67,7 +77,7 @@ public final class ResultsReport {
         }
         report.put("command", options.getOrDefault("--command", "benchmarks/run.sh"));
         report.set("machine", machine(results.get(0), options.get("--load-before")));
-        report.set("jmh", settings(results.get(0)));
+        report.set("jmh", settings(results));
         ArrayNode rows = report.putArray("rows");
         for (Row row : SuiteRows.ROWS) {
             rows.add(judge(row, byKey));
@@ -78,13 +88,42 @@ public final class ResultsReport {
         }
 
         if (options.containsKey("--notes")) {
-            report.put("closingNote", Files.readString(Path.of(options.get("--notes")), StandardCharsets.UTF_8));
+            Path notes = Path.of(options.get("--notes")).toAbsolutePath();
+            report.put("openItems", out.toAbsolutePath().relativize(notes).toString());
         }
 
         Files.createDirectories(out);
         Files.writeString(out.resolve("latest.json"), MAPPER.writeValueAsString(report) + "\n", StandardCharsets.UTF_8);
         Files.writeString(out.resolve("latest.md"), Markdown.render(report), StandardCharsets.UTF_8);
         System.out.println("wrote " + out.resolve("latest.md") + " and " + out.resolve("latest.json"));
+    }
+
+    private static void rerender(Path json, Path out, String correction) throws IOException {
+        JsonNode read = MAPPER.readTree(Files.readString(json, StandardCharsets.UTF_8));
+        if (!(read instanceof ObjectNode report) || !report.has("rows") || !report.has("results")) {
+            System.err.println(json + " is not a latest.json written by ResultsReport");
+            System.exit(1);
+            return;
+        }
+        // The text the generator owns (what limits a missed row) is taken from SuiteRows as it is now.
+        for (JsonNode row : report.get("rows")) {
+            if (row instanceof ObjectNode o && o.has("limitedBy")) {
+                for (Row current : SuiteRows.ROWS) {
+                    if (current.id().equals(o.path("id").asString()) && current.limitedBy() != null) {
+                        o.put("limitedBy", current.limitedBy());
+                    }
+                }
+            }
+        }
+        if (correction != null) {
+            JsonNode list = report.get("corrections");
+            ArrayNode corrections = list instanceof ArrayNode a ? a : report.putArray("corrections");
+            corrections.add(correction);
+        }
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("latest.json"), MAPPER.writeValueAsString(report) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("latest.md"), Markdown.render(report), StandardCharsets.UTF_8);
+        System.out.println("rendered " + out.resolve("latest.md") + " again from " + json + "; numbers untouched");
     }
 
     /** {@code Class.method}, then {@code :name=value,...} for a parameterised benchmark. */
@@ -204,6 +243,9 @@ public final class ResultsReport {
         o.put("benchmark", key);
         o.put("mode", r.path("mode").asString());
         o.put("threads", r.path("threads").asInt());
+        o.put("forks", r.path("forks").asInt());
+        o.put("warmup", iterations(r, "warmup"));
+        o.put("measurement", iterations(r, "measurement"));
         Measured score = measured(key, r, Row.Metric.SCORE);
         o.put("score", score.score());
         putNumber(o, "error", score.error());
@@ -230,15 +272,43 @@ public final class ResultsReport {
         return m;
     }
 
-    private static ObjectNode settings(JsonNode first) {
+    /** {@code "5 x 1 s"}: a result's own iteration count and time for {@code warmup} or {@code measurement}. */
+    private static String iterations(JsonNode result, String phase) {
+        return result.path(phase + "Iterations").asInt() + " x " + result.path(phase + "Time").asString();
+    }
+
+    /**
+     * The JMH version, the JVM arguments of the first result, and one configuration per benchmark
+     * class: mode, forks, warm-up and measurement as each class's results ran them (a class whose
+     * methods ran differently lists each setting it saw).
+     */
+    private static ObjectNode settings(JsonNode results) {
+        JsonNode first = results.get(0);
         ObjectNode s = MAPPER.createObjectNode();
         s.put("version", first.path("jmhVersion").asString());
-        s.put("forks", first.path("forks").asInt());
-        s.put("warmup", first.path("warmupIterations").asInt() + " x " + first.path("warmupTime").asString());
-        s.put("measurement", first.path("measurementIterations").asInt() + " x "
-                + first.path("measurementTime").asString());
         s.set("jvmArgs", first.path("jvmArgs"));
+        Map<String, ObjectNode> byClass = new LinkedHashMap<>();
+        for (JsonNode r : results) {
+            String key = key(r);
+            String cls = key.substring(0, key.indexOf('.'));
+            ObjectNode c = byClass.computeIfAbsent(cls, k -> MAPPER.createObjectNode().put("class", k));
+            addDistinct(c, "mode", r.path("mode").asString());
+            addDistinct(c, "forks", Integer.toString(r.path("forks").asInt()));
+            addDistinct(c, "warmup", iterations(r, "warmup"));
+            addDistinct(c, "measurement", iterations(r, "measurement"));
+        }
+        ArrayNode configurations = s.putArray("configurations");
+        byClass.values().forEach(configurations::add);
         return s;
+    }
+
+    private static void addDistinct(ObjectNode c, String field, String value) {
+        String seen = c.path(field).asString(null);
+        if (seen == null) {
+            c.put(field, value);
+        } else if (!(", " + seen + ", ").contains(", " + value + ", ")) {
+            c.put(field, seen + ", " + value);
+        }
     }
 
     private static String cpuModel() {

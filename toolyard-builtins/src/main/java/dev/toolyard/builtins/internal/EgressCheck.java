@@ -19,8 +19,9 @@ import okhttp3.HttpUrl;
  * redirect hop. The URL is parsed by OkHttp's own {@link HttpUrl} (the parser whose result is
  * connected to), and every decision about the host is made on {@link HttpUrl#host()}. Checks on the
  * raw text come first and only ever add refusals: they catch what other parsers would read
- * differently (a backslash, user info, a fragment, a percent-encoded host) and link-local addresses in
- * spellings OkHttp does not even parse.
+ * differently (a backslash, user info, a percent-encoded host) and link-local addresses in spellings
+ * OkHttp does not even parse. A fragment, which never goes on the wire, is dropped before the host is
+ * read.
  *
  * <p>Host names reach the {@link Resolver} only after they passed the allowlist, once per host per
  * fetch (the answers are kept in the map the caller passes), and every answer is classified. The
@@ -42,7 +43,8 @@ final class EgressCheck {
     record Target(HttpUrl url, List<InetAddress> addresses) {}
 
     /**
-     * Checks a URL in full.
+     * Checks a URL in full, with its fragment (from the first {@code #} on) dropped: the result is the URL
+     * that is sent.
      *
      * @param raw the URL as the model (or a redirect) gave it
      * @param resolved answers already checked in this fetch, by host; filled in here
@@ -78,8 +80,9 @@ final class EgressCheck {
     }
 
     /**
-     * Checks a redirect: the Location's text, that it stays on the same scheme and host, and then the
-     * resulting URL in full. Its fragment, which is never sent, is dropped.
+     * Checks a redirect: the Location's text, that it stays on the same host and either keeps the scheme
+     * or upgrades {@code http} to {@code https}, and then the resulting URL in full. Its fragment, which is
+     * never sent, is dropped.
      *
      * @param from the URL that answered with the redirect
      * @param location the Location header's value; {@code null} when absent
@@ -104,15 +107,19 @@ final class EgressCheck {
         if (next.fragment() != null) {
             next = next.newBuilder().fragment(null).build();
         }
-        if (!next.scheme().equals(from.scheme())) {
-            throw new FetchProblem(Reason.CROSS_HOST_REDIRECT,
-                    "the server redirected from " + from.scheme() + " to " + next.scheme() + "; a redirect must keep"
-                            + " the scheme and host");
-        }
         if (!next.host().equals(from.host())) {
             throw new FetchProblem(Reason.CROSS_HOST_REDIRECT,
                     "the server redirected to another host ('" + clip(next.host()) + "'); a redirect must keep the"
-                            + " scheme and host");
+                            + " host");
+        }
+        // Same host: the one change of scheme followed is the upgrade http -> https (how most sites answer
+        // plain HTTP). It is then checked in full like any hop, so it is followed only where the tool
+        // permits https for that host. Anything else, https -> http above all, stays refused; the reason
+        // stays cross_host_redirect (scheme and host together are the origin) and the detail names the change.
+        if (!next.scheme().equals(from.scheme()) && !(from.scheme().equals("http") && next.scheme().equals("https"))) {
+            throw new FetchProblem(Reason.CROSS_HOST_REDIRECT,
+                    "the server redirected from " + from.scheme() + " to " + next.scheme() + " on the same host; the"
+                            + " only change of scheme a redirect may make is the upgrade from http to https");
         }
         return check(next.toString(), resolved);
     }
@@ -131,19 +138,21 @@ final class EgressCheck {
             throw new FetchProblem(Reason.SCHEME_NOT_ALLOWED,
                     "scheme '" + clip(scheme) + "' is not allowed; only http and https are fetched");
         }
-        if (raw.indexOf('#') >= 0) {
-            throw malformed("the URL has a fragment ('#'); fragments are never sent to a server, remove it");
-        }
-        // The authority as OkHttp delimits it: after the scheme and any slashes, up to '/', '?' or '#'.
+        // A fragment is never sent; it starts at the first '#' for OkHttp as for every WHATWG parser (a
+        // '#' inside the authority ends the authority too), so everything from there on is dropped before
+        // any host is read, and the checks below judge exactly the URL that goes on the wire.
+        int hash = raw.indexOf('#');
+        String sent = hash < 0 ? raw : raw.substring(0, hash);
+        // The authority as OkHttp delimits it: after the scheme and any slashes, up to '/' or '?'.
         int start = scheme.length() + 1;
-        while (start < raw.length() && raw.charAt(start) == '/') {
+        while (start < sent.length() && sent.charAt(start) == '/') {
             start++;
         }
         int end = start;
-        while (end < raw.length() && "/?#".indexOf(raw.charAt(end)) < 0) {
+        while (end < sent.length() && "/?".indexOf(sent.charAt(end)) < 0) {
             end++;
         }
-        String authority = raw.substring(start, end);
+        String authority = sent.substring(start, end);
         String hostAndPort = authority.substring(authority.lastIndexOf('@') + 1);
         String rawHost = rawHost(hostAndPort);
         if (rawHost.isEmpty()) {
@@ -156,7 +165,7 @@ final class EgressCheck {
         if (rawHost.indexOf('%') >= 0) {
             throw malformed("the host is percent-encoded; write it plainly");
         }
-        HttpUrl url = HttpUrl.parse(raw);
+        HttpUrl url = HttpUrl.parse(sent);
         if (url == null) {
             throw malformed("the URL is not a valid http(s) URL");
         }

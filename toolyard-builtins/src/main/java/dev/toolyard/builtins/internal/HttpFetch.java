@@ -28,6 +28,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.X509TrustManager;
 import okhttp3.Call;
 import okhttp3.ConnectionPool;
 import okhttp3.CookieJar;
@@ -46,10 +48,11 @@ import okio.BufferedSource;
  * a link-local address) and the resolver's answers. OkHttp then connects only to those answers: its
  * {@code Dns} is a {@link PinnedDns} that returns exactly them, there is no proxy, automatic redirects
  * are off, and a {@link CheckedAddressGuard} stops any request whose connection reached another
- * address. Redirects are followed here, each hop checked in full (same scheme and host, within the
- * cap, no loops), with the answers checked for the first hop: the name is asked once per fetch. The
- * response must be 2xx with an allowed content type ({@link ContentTypes}), and its body is refused
- * whole when it declares or streams more than the cap.
+ * address. A URL's fragment is dropped before the checks (it is never sent) and the record's summary
+ * says so. Redirects are followed here, each hop checked in full (same host, the same scheme or the
+ * upgrade from http to https, within the cap, no loops), with the answers checked for the first hop:
+ * the name is asked once per fetch. The response must be 2xx with an allowed content type
+ * ({@link ContentTypes}), and its body is refused whole when it declares or streams more than the cap.
  *
  * <p>Public only because {@code dev.toolyard.builtins.BuiltinTools} builds it; this package is not
  * exported. Thread-safe: one instance serves concurrent calls.
@@ -61,11 +64,12 @@ public final class HttpFetch implements ToolHandler {
     static final ToolSpec SPEC = ToolSpec.builder(NAME)
             .description("Fetch one web page or JSON document with an HTTP GET and return the response body as"
                     + " text. Only http and https URLs on hosts the application allows can be fetched; redirects"
-                    + " are followed only on the same host and scheme; the response must be text or JSON.")
+                    + " are followed only on the same host, keeping the scheme or upgrading http to https; the"
+                    + " response must be text or JSON.")
             .argsSchema("""
                     {"type":"object",
                      "properties":{"url":{"type":"string","minLength":1,"maxLength":2048,
-                       "description":"The absolute http:// or https:// URL to fetch, without a fragment."}},
+                       "description":"The absolute http:// or https:// URL to fetch. A #fragment is dropped: it is never sent."}},
                      "required":["url"],
                      "additionalProperties":false}""")
             .riskClass(RiskClass.READ_ONLY)
@@ -80,10 +84,15 @@ public final class HttpFetch implements ToolHandler {
     private final FetchLimits limits;
     private final OkHttpClient client;
 
-    private HttpFetch(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory) {
+    private HttpFetch(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory,
+            TestTrust testTrust) {
         this.check = new EgressCheck(allowlist, resolver);
         this.limits = limits;
-        this.client = new OkHttpClient.Builder()
+        OkHttpClient.Builder builder = new OkHttpClient.Builder();
+        if (testTrust != null) {
+            builder.sslSocketFactory(testTrust.sslSocketFactory(), testTrust.trustManager());
+        }
+        this.client = builder
                 .proxy(Proxy.NO_PROXY)
                 .dns(PinnedDns.REFUSE_ALL)
                 .socketFactory(socketFactory)
@@ -113,15 +122,28 @@ public final class HttpFetch implements ToolHandler {
      */
     public static Tool tool(List<String> allowedHosts, Resolver resolver, FetchLimits limits,
             SocketFactory socketFactory) {
+        return tool(allowedHosts, resolver, limits, socketFactory, null);
+    }
+
+    /**
+     * The trust a test's client uses instead of the JVM's: a TLS server on loopback holds a certificate
+     * from a test CA. Only tests in this package can pass one; every tool an application builds trusts
+     * the JVM's default CAs.
+     */
+    record TestTrust(SSLSocketFactory sslSocketFactory, X509TrustManager trustManager) {}
+
+    /** As {@link #tool(List, Resolver, FetchLimits, SocketFactory)}, trusting {@code testTrust} when not null. */
+    static Tool tool(List<String> allowedHosts, Resolver resolver, FetchLimits limits, SocketFactory socketFactory,
+            TestTrust testTrust) {
         Objects.requireNonNull(allowedHosts, "allowedHosts");
         Objects.requireNonNull(resolver, "resolver");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(socketFactory, "socketFactory");
-        if (socketFactory instanceof javax.net.ssl.SSLSocketFactory) {
+        if (socketFactory instanceof SSLSocketFactory) {
             throw new IllegalArgumentException("socketFactory must create plain sockets, not an SSLSocketFactory");
         }
         HostAllowlist allowlist = HostAllowlist.of(allowedHosts);
-        return new Tool(SPEC, new HttpFetch(allowlist, resolver, limits, socketFactory));
+        return new Tool(SPEC, new HttpFetch(allowlist, resolver, limits, socketFactory, testTrust));
     }
 
     @Override
@@ -138,6 +160,7 @@ public final class HttpFetch implements ToolHandler {
     private ToolOutput fetch(String raw, long deadline) throws FetchProblem {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
         EgressCheck.Target target = check.check(raw, resolved);
+        boolean fragmentDropped = raw.indexOf('#') >= 0;
         OkHttpClient pinned = client.newBuilder()
                 .dns(new PinnedDns(target.url().host(), target.addresses()))
                 .addNetworkInterceptor(new CheckedAddressGuard(target.addresses()))
@@ -176,14 +199,15 @@ public final class HttpFetch implements ToolHandler {
                     url = next.url();
                     continue;
                 }
-                return read(url, response, redirects);
+                return read(url, response, redirects, fragmentDropped);
             } catch (IOException e) {
                 throw transportError(e);
             }
         }
     }
 
-    private ToolOutput read(HttpUrl url, Response response, int redirects) throws FetchProblem, IOException {
+    private ToolOutput read(HttpUrl url, Response response, int redirects, boolean fragmentDropped)
+            throws FetchProblem, IOException {
         int code = response.code();
         if (code < 200 || code > 299) {
             throw new FetchProblem(Reason.HTTP_STATUS, "the server answered HTTP " + code);
@@ -214,7 +238,8 @@ public final class HttpFetch implements ToolHandler {
         }
         String text = buffer.readString(type.charset());
         String summary = "GET " + clip(url.toString()) + " -> " + code + " " + type.mediaType() + ", " + total
-                + " bytes" + (redirects == 0 ? "" : ", after " + redirects + (redirects == 1 ? " redirect" : " redirects"));
+                + " bytes" + (redirects == 0 ? "" : ", after " + redirects + (redirects == 1 ? " redirect" : " redirects"))
+                + (fragmentDropped ? "; the URL's #fragment was dropped (a fragment is never sent)" : "");
         return ToolOutput.of(text, summary);
     }
 

@@ -63,6 +63,40 @@ class EgressCheckTest {
                 .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.reason()).isEqualTo(reason));
     }
 
+    @Test
+    void aSameHostUpgradeFromHttpToHttpsIsCheckedInFullAndADowngradeIsNot() throws Exception {
+        Map<String, List<InetAddress>> resolved = new HashMap<>();
+        HttpUrl plain = check.check("http://docs.example/a", resolved).url();
+        EgressCheck.Target up = check.redirect(plain, "https://docs.example:8443/b#frag", resolved);
+        assertThat(up.url().toString()).isEqualTo("https://docs.example:8443/b");
+        assertThat(up.addresses()).containsExactly(ScriptedResolver.address("93.184.216.34"));
+        assertThatThrownBy(() -> check.redirect(plain, "https://evil.example/", resolved))
+                .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.detail()).contains("another host"));
+        assertThatThrownBy(() -> check.redirect(up.url(), "http://docs.example/", resolved))
+                .isInstanceOfSatisfying(FetchProblem.class, p -> {
+                    assertThat(p.reason()).isEqualTo(Reason.CROSS_HOST_REDIRECT);
+                    assertThat(p.detail()).contains("from https to http on the same host");
+                });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "https://docs.example/page#section|https://docs.example/page", "https://docs.example#x|https://docs.example/",
+        "https://docs.example/?q=1#|https://docs.example/?q=1", "https://docs.example/a#b#c|https://docs.example/a"})
+    void aFragmentIsDroppedAndTheRestIsTheUrlThatIsSent(String raw, String sent) throws Exception {
+        assertThat(check.check(raw, new HashMap<>()).url().toString()).isEqualTo(sent);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "https://evil.example#@docs.example/|HOST_NOT_ALLOWED", "https://#docs.example/|NO_HOST",
+        "https://169.254.169.254#docs.example|LINK_LOCAL_ADDRESS"})
+    void theHostIsReadBeforeTheFragmentOnly(String raw, Reason reason) {
+        assertThatThrownBy(() -> check.check(raw, new HashMap<>()))
+                .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.reason()).isEqualTo(reason));
+        assertThat(resolver.questions()).isEmpty();
+    }
+
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"https://docs.example/\uDB40\uDC41", "https://docs.example/\uD800",
             "https://docs.example/\uDC00x", "https://docs.example/\u2028", "https://docs.example/\u3000",

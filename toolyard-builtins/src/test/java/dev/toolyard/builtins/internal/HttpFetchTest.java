@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
+import okhttp3.tls.HandshakeCertificates;
+import okhttp3.tls.HeldCertificate;
 import okio.Buffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,6 +57,8 @@ class HttpFetchTest {
     private ScriptedResolver resolver;
     private LoopbackOnlySocketFactory sockets;
     private InMemoryToolCallStore store;
+    private MockWebServer tlsServer;
+    private HttpFetch.TestTrust trust;
 
     @BeforeEach
     void startServer() throws Exception {
@@ -69,6 +73,32 @@ class HttpFetchTest {
     @AfterEach
     void stopServer() {
         server.close();
+        if (tlsServer != null) {
+            tlsServer.close();
+        }
+    }
+
+    /**
+     * Starts a TLS server on loopback holding a certificate for docs.example from a CA made here, and
+     * widens the test socket factory to its port. Only {@link #tlsTool} trusts that CA.
+     */
+    private int startTlsServer() throws Exception {
+        HeldCertificate ca = new HeldCertificate.Builder().certificateAuthority(0).commonName("test CA").build();
+        HeldCertificate cert = new HeldCertificate.Builder().signedBy(ca).addSubjectAlternativeName(ALLOWED).build();
+        HandshakeCertificates serverSide = new HandshakeCertificates.Builder().heldCertificate(cert, ca.certificate())
+                .build();
+        HandshakeCertificates clientSide = new HandshakeCertificates.Builder().addTrustedCertificate(ca.certificate())
+                .build();
+        trust = new HttpFetch.TestTrust(clientSide.sslSocketFactory(), clientSide.trustManager());
+        tlsServer = new MockWebServer();
+        tlsServer.useHttps(serverSide.sslSocketFactory());
+        tlsServer.start(InetAddress.getByAddress(LOCALHOST), 0);
+        sockets = new LoopbackOnlySocketFactory(Set.of(port, tlsServer.getPort()));
+        return tlsServer.getPort();
+    }
+
+    private Tool tlsTool(FetchLimits limits) {
+        return HttpFetch.tool(List.of(ALLOWED, "127.0.0.1"), resolver, limits, sockets, trust);
     }
 
     // ---- what is fetched -------------------------------------------------------------------------
@@ -193,7 +223,6 @@ class HttpFetchTest {
     @ValueSource(strings = {
         "docs.example/x", "//docs.example/x", "/x",
         "http://docs.example\\@evil.example/", "http://evil.example\\docs.example/", "http:\\\\docs.example\\x",
-        "http://evil.example#@docs.example/", "http://docs.example/#top", "http://docs.example/x#",
         "http://docs.example@evil.example/", "http://evil.example@docs.example/", "http://u:p@docs.example/",
         "http://docs.example:1@evil.example/", "http://%64ocs.example/", "http://docs%2eexample/",
         "http://docs.example%00/", "http://docs.example%2f@evil.example/",
@@ -372,13 +401,109 @@ class HttpFetchTest {
     }
 
     @Test
-    void aRedirectToAnotherSchemeIsRefused() throws Exception {
-        server.enqueue(redirect(307, "https://docs.example:" + port + "/"));
-        assertRefused(fetch(defaultTool(), url("/")), Reason.CROSS_HOST_REDIRECT, 1);
+    void aRedirectToASchemeOtherThanHttpOrHttpsIsRefused() throws Exception {
         server.enqueue(redirect(308, "ftp://docs.example/"));
-        assertRefused(fetch(defaultTool(), url("/")), Reason.SCHEME_NOT_ALLOWED, 2);
+        assertRefused(fetch(defaultTool(), url("/")), Reason.SCHEME_NOT_ALLOWED, 1);
         server.enqueue(redirect(303, "file:///etc/passwd"));
-        assertRefused(fetch(defaultTool(), url("/")), Reason.SCHEME_NOT_ALLOWED, 3);
+        assertRefused(fetch(defaultTool(), url("/")), Reason.SCHEME_NOT_ALLOWED, 2);
+    }
+
+    // ---- http -> https on the same host, against a TLS server on loopback ---------------------------
+
+    @Test
+    void aSameHostRedirectFromHttpToHttpsIsFollowedOverTlsFromTheCheckedAddress() throws Exception {
+        int tlsPort = startTlsServer();
+        server.enqueue(redirect(301, "https://docs.example:" + tlsPort + "/secure?x=1#top"));
+        tlsServer.enqueue(text("text/plain", "over tls"));
+        ToolResult r = fetch(tlsTool(FetchLimits.defaults()), url("/plain"));
+        assertThat(r.status()).as(r.reasonDetail()).isEqualTo(ToolStatus.OK);
+        assertThat(r.content()).isEqualTo("over tls");
+        RecordedRequest overTls = tlsServer.takeRequest(5, TimeUnit.SECONDS);
+        assertThat(overTls.getHandshake()).as("the second hop was TLS").isNotNull();
+        assertThat(overTls.getTarget()).isEqualTo("/secure?x=1");
+        assertThat(overTls.getUrl().host() + ":" + overTls.getUrl().port()).isEqualTo("docs.example:" + tlsPort);
+        assertThat(overTls.getHandshakeServerNames()).as("SNI").containsExactly(ALLOWED);
+        assertThat(resolver.questions()).containsExactly(ALLOWED);
+        assertThat(sockets.attempts()).isNotEmpty().allSatisfy(a -> assertThat(a.getAddress())
+                .isEqualTo(InetAddress.getByAddress(LOCALHOST)));
+        assertThat(store.records().get(0).summary())
+                .startsWith("GET https://docs.example:" + tlsPort + "/secure?x=1 -> 200 text/plain")
+                .endsWith("after 1 redirect");
+    }
+
+    @Test
+    void theUpgradeToHttpsCountsAgainstTheRedirectCap() throws Exception {
+        int tlsPort = startTlsServer();
+        server.enqueue(redirect(302, "https://docs.example:" + tlsPort + "/"));
+        assertRefused(fetch(tlsTool(FetchLimits.builder().maxRedirects(0).build()), url("/")),
+                Reason.TOO_MANY_REDIRECTS, 1);
+        server.enqueue(redirect(302, "https://docs.example:" + tlsPort + "/"));
+        tlsServer.enqueue(redirect(302, "/again"));
+        assertRefused(fetch(tlsTool(FetchLimits.builder().maxRedirects(1).build()), url("/")),
+                Reason.TOO_MANY_REDIRECTS, 2);
+        assertThat(tlsServer.getRequestCount()).isEqualTo(1);
+    }
+
+    @Test
+    void theUpgradedHopIsCheckedInFullLikeEveryHop() throws Exception {
+        int tlsPort = startTlsServer();
+        server.enqueue(redirect(302, "https://user@docs.example:" + tlsPort + "/"));
+        assertRefused(fetch(tlsTool(FetchLimits.defaults()), url("/")), Reason.MALFORMED_URL, 1);
+        server.enqueue(redirect(302, "https://localhost:" + tlsPort + "/"));
+        ToolResult otherHost = fetch(tlsTool(FetchLimits.defaults()), url("/"));
+        assertRefused(otherHost, Reason.CROSS_HOST_REDIRECT, 2);
+        assertThat(otherHost.reasonDetail()).contains("another host");
+        assertThat(tlsServer.getRequestCount()).isZero();
+    }
+
+    @Test
+    void aRedirectFromHttpsDownToHttpIsRefusedWithADetailNamingTheDowngrade() throws Exception {
+        int tlsPort = startTlsServer();
+        tlsServer.enqueue(redirect(301, "http://docs.example:" + port + "/"));
+        ToolResult r = fetch(tlsTool(FetchLimits.defaults()), "https://docs.example:" + tlsPort + "/");
+        assertThat(r.reason()).as(r.reasonDetail()).contains(Reason.CROSS_HOST_REDIRECT);
+        assertThat(r.reasonDetail()).isEqualTo("the server redirected from https to http on the same host; the only"
+                + " change of scheme a redirect may make is the upgrade from http to https");
+        assertThat(tlsServer.getRequestCount()).isEqualTo(1);
+        assertThat(server.getRequestCount()).as("the plain server is never reached").isZero();
+    }
+
+    // ---- fragments -----------------------------------------------------------------------------------
+
+    @Test
+    void aFragmentIsDroppedNeverSentAndTheSummarySaysSo() throws Exception {
+        server.enqueue(text("text/plain", "section"));
+        server.enqueue(text("text/plain", "root"));
+        Tool tool = defaultTool();
+        ToolResult r = fetch(tool, url("/page?x=1#section-2.1"));
+        assertThat(r.status()).as(r.reasonDetail()).isEqualTo(ToolStatus.OK);
+        assertThat(r.content()).isEqualTo("section");
+        assertThat(fetch(tool, "http://docs.example:" + port + "#").content()).isEqualTo("root");
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getTarget()).isEqualTo("/page?x=1");
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getTarget()).isEqualTo("/");
+        assertThat(store.records()).extracting(ToolCallRecord::summary).allSatisfy(summary -> assertThat(summary)
+                .endsWith("; the URL's #fragment was dropped (a fragment is never sent)").doesNotContain("section-2"));
+        server.enqueue(text("text/plain", "plain"));
+        fetch(tool, url("/no-fragment"));
+        assertThat(store.records().get(2).summary()).doesNotContain("#fragment");
+    }
+
+    @Test
+    void aFragmentCannotHideTheHostThatIsConnectedTo() throws Exception {
+        // Everything from the first '#' is the fragment for OkHttp: the host is the one before it.
+        assertRefused(fetch(defaultTool(), "http://evil.example#@docs.example/"), Reason.HOST_NOT_ALLOWED, 0);
+        assertThat(resolver.questions()).isEmpty();
+        server.enqueue(text("text/plain", "docs"));
+        ToolResult r = fetch(defaultTool(), "http://docs.example:" + port + "#@evil.example/");
+        assertThat(r.content()).isEqualTo("docs");
+        assertThat(server.takeRequest(5, TimeUnit.SECONDS).getHeaders().get("Host")).isEqualTo("docs.example:" + port);
+        assertThat(resolver.questions()).containsExactly(ALLOWED);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http://docs.example/#\u200b", "http://docs.example/#a b", "http://docs.example/#\\x"})
+    void aFragmentIsStillCheckedForCharactersParsersReadDifferently(String url) throws Exception {
+        assertRefused(fetch(defaultTool(), url), Reason.MALFORMED_URL, 0);
     }
 
     @ParameterizedTest

@@ -24,6 +24,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
@@ -271,6 +272,44 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             return List.copyOf(table.byToolAndStatus(toolName, status));
         } catch (SQLException e) {
             throw readFailure("the calls of a tool", e);
+        }
+    }
+
+    /**
+     * The newest calls that match every criterion of the query, oldest first, selected by the
+     * database (one {@code WHERE} clause), never by reading the whole table. Not part of
+     * {@link ToolCallReader}: a query of this store only.
+     *
+     * @param query what to select; never {@code null}
+     * @return at most {@code query.limit()} calls, in append order; unmodifiable; never {@code null}
+     * @throws StoreFailureException if the database cannot be read
+     * @throws IllegalStateException if the store is closed
+     */
+    public List<ToolCallRecord> find(CallQuery query) {
+        Objects.requireNonNull(query, "query");
+        checkOpen();
+        try {
+            return List.copyOf(table.find(query));
+        } catch (SQLException e) {
+            throw readFailure("the calls matching " + query, e);
+        }
+    }
+
+    /**
+     * One call by its id. Not part of {@link ToolCallReader}: a query of this store only.
+     *
+     * @param callId the call's id, as on its result and record; never {@code null}
+     * @return the call; empty if this store holds no call with that id
+     * @throws StoreFailureException if the database cannot be read
+     * @throws IllegalStateException if the store is closed
+     */
+    public Optional<ToolCallRecord> byCallId(String callId) {
+        Objects.requireNonNull(callId, "callId");
+        checkOpen();
+        try {
+            return table.byCallId(callId);
+        } catch (SQLException e) {
+            throw readFailure("a call by its id", e);
         }
     }
 

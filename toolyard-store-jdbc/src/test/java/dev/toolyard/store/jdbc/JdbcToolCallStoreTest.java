@@ -378,6 +378,49 @@ class JdbcToolCallStoreTest {
         }
 
         @Test
+        void findSelectsByEveryCriterionTogetherAndKeepsTheNewestWithinTheLimit() {
+            JdbcToolCallStore store = open();
+            List<ToolCallRecord> all = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                Instant at = TestRecords.T0.plusSeconds(i / 2).plusNanos(i % 2);
+                boolean refusedCall = i % 3 == 0;
+                all.add(new ToolCallRecord("c" + i, "inv-" + (i % 2), i % 4 == 0 ? "list_dir" : "read_file",
+                        refusedCall ? ToolStatus.REFUSED : ToolStatus.OK, refusedCall ? Reason.PATH_ESCAPE : null,
+                        "", "{}", TestRecords.SHA, false, "s" + i, at, Duration.ofMillis(i)));
+                store.append(all.get(i));
+            }
+
+            assertThat(store.find(CallQuery.newest(100))).containsExactlyElementsOf(all);
+            assertThat(store.find(CallQuery.newest(2))).containsExactlyElementsOf(all.subList(10, 12));
+            assertThat(store.find(CallQuery.newest(100).invocationId("inv-1")))
+                    .extracting(ToolCallRecord::callId).containsExactly("c1", "c3", "c5", "c7", "c9", "c11");
+            assertThat(store.find(CallQuery.newest(100).toolName("list_dir")))
+                    .extracting(ToolCallRecord::callId).containsExactly("c0", "c4", "c8");
+            assertThat(store.find(CallQuery.newest(100).status(ToolStatus.REFUSED)))
+                    .extracting(ToolCallRecord::callId).containsExactly("c0", "c3", "c6", "c9");
+            assertThat(store.find(CallQuery.newest(100).toolName("read_file").status(ToolStatus.REFUSED)
+                    .invocationId("inv-1"))).extracting(ToolCallRecord::callId).containsExactly("c3", "c9");
+            // c7 starts at T0+3s and 1 ns: the bound compares seconds and nanoseconds both
+            assertThat(store.find(CallQuery.newest(100).startedAtOrAfter(TestRecords.T0.plusSeconds(3).plusNanos(1))))
+                    .extracting(ToolCallRecord::callId).containsExactly("c7", "c8", "c9", "c10", "c11");
+            assertThat(store.find(CallQuery.newest(1).startedAtOrAfter(TestRecords.T0).status(ToolStatus.OK)))
+                    .extracting(ToolCallRecord::callId).containsExactly("c11");
+            assertThat(store.find(CallQuery.newest(100).toolName("no_such_tool"))).isEmpty();
+        }
+
+        @Test
+        void byCallIdFindsTheWholeRecordOrNothing() {
+            JdbcToolCallStore store = open();
+            ToolCallRecord odd = new ToolCallRecord("id\0-with-nul", "inv", "t", ToolStatus.OK, null, "", "{}",
+                    TestRecords.SHA, false, "", TestRecords.T0, Duration.ZERO);
+            store.append(ok("a", "inv", "read_file"));
+            store.append(odd);
+            assertThat(store.byCallId("a")).contains(ok("a", "inv", "read_file"));
+            assertThat(store.byCallId("id\0-with-nul")).contains(odd);
+            assertThat(store.byCallId("missing")).isEmpty();
+        }
+
+        @Test
         void aClosedStoreRefusesWritesAndReads() {
             JdbcToolCallStore store = open();
             store.close();

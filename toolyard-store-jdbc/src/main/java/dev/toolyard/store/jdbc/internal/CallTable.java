@@ -3,6 +3,7 @@ package dev.toolyard.store.jdbc.internal;
 import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.store.jdbc.CallQuery;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -212,6 +214,69 @@ public final class CallTable implements AutoCloseable {
     public List<ToolCallRecord> byToolAndStatus(String toolName, ToolStatus status) throws SQLException {
         return select(" WHERE tool_name = ? AND status = ? ORDER BY seq", 0, StoredText.encode(toolName),
                 status.wireName());
+    }
+
+    /**
+     * The newest calls matching every criterion the query sets, as one {@code WHERE} clause (on
+     * SQLite and PostgreSQL the invocation and tool criteria use the table's indexes).
+     *
+     * @param query never {@code null}
+     * @return at most {@code query.limit()} calls, oldest first
+     * @throws SQLException if the database cannot be read
+     */
+    public List<ToolCallRecord> find(CallQuery query) throws SQLException {
+        StringBuilder where = new StringBuilder();
+        List<Object> parameters = new ArrayList<>();
+        query.invocationId().ifPresent(v -> and(where, "invocation_id = ?", parameters, StoredText.encode(v)));
+        query.toolName().ifPresent(v -> and(where, "tool_name = ?", parameters, StoredText.encode(v)));
+        query.status().ifPresent(v -> and(where, "status = ?", parameters, v.wireName()));
+        query.startedAtOrAfter().ifPresent(v -> and(where,
+                "(started_at_epoch_second > ? OR (started_at_epoch_second = ? AND started_at_nano >= ?))",
+                parameters, v.getEpochSecond(), v.getEpochSecond(), v.getNano()));
+        List<ToolCallRecord> newestFirst = new ArrayList<>(
+                selectWith(where + " ORDER BY seq DESC", query.limit(), parameters));
+        Collections.reverse(newestFirst);
+        return newestFirst;
+    }
+
+    /**
+     * @param callId never {@code null}
+     * @return the call with that id; empty if none
+     * @throws SQLException if the database cannot be read
+     */
+    public Optional<ToolCallRecord> byCallId(String callId) throws SQLException {
+        List<ToolCallRecord> found = selectWith(" WHERE call_id = ?", 1, List.of(StoredText.encode(callId)));
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+    }
+
+    private static void and(StringBuilder where, String condition, List<Object> parameters, Object... values) {
+        where.append(where.length() == 0 ? " WHERE " : " AND ").append(condition);
+        parameters.addAll(List.of(values));
+    }
+
+    /** As {@link #select}, with parameters bound by their Java type (text, {@code long} or {@code int}). */
+    private List<ToolCallRecord> selectWith(String tail, int maxRows, List<Object> parameters) throws SQLException {
+        guard.check();
+        List<ToolCallRecord> out = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement p = c.prepareStatement(SELECT + tail)) {
+            p.setMaxRows(maxRows);
+            for (int i = 0; i < parameters.size(); i++) {
+                Object v = parameters.get(i);
+                if (v instanceof Long l) {
+                    p.setLong(i + 1, l);
+                } else if (v instanceof Integer n) {
+                    p.setInt(i + 1, n);
+                } else {
+                    p.setString(i + 1, (String) v);
+                }
+            }
+            try (ResultSet rs = p.executeQuery()) {
+                while (rs.next()) {
+                    out.add(read(rs));
+                }
+            }
+        }
+        return out;
     }
 
     private List<ToolCallRecord> select(String tail, int maxRows, String... parameters) throws SQLException {
