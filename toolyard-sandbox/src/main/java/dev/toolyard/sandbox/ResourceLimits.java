@@ -10,9 +10,11 @@ import java.util.Objects;
  *   <li>{@code cpuSeconds}: CPU time of each process; at the limit it is killed ({@code SIGKILL}).</li>
  *   <li>{@code memoryBytes}: the address space of each process ({@code RLIMIT_AS}) on both rungs,
  *       and on the container rung also the whole container's memory (a memory cgroup).</li>
- *   <li>{@code fileSizeBytes}: the largest file a process may write.</li>
- *   <li>{@code processCount}: processes and threads the command may have at once, itself included.
- *       The sandbox's own helper process (bubblewrap's monitor) is added on top.</li>
+ *   <li>{@code fileSizeBytes}: the largest file a process may write; on the bubblewrap rung in whole
+ *       512-byte blocks (rounded down, at least one), the unit of the launcher's {@code ulimit -f}.</li>
+ *   <li>{@code processCount}: processes and threads the command may have at once, itself included
+ *       ({@code RLIMIT_NPROC} on the run's own uid, and on the container rung the engine's pids
+ *       cgroup too). Bubblewrap's own process outside the sandbox is root's and not counted.</li>
  * </ul>
  *
  * A rung that cannot enforce one of them names it in {@link IsolationReport#limitsUnenforced()}.

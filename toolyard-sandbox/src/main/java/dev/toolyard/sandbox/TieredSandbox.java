@@ -467,7 +467,8 @@ public final class TieredSandbox implements Sandbox {
          * @throws IllegalArgumentException if {@code sandboxIdCount} is below 1, or {@code sandboxUid}
          *     or {@code sandboxGid} is below 1, or their block of {@code sandboxIdCount} ids reaches
          *     2<sup>31</sup> or holds 65534 (nobody), or a uid of the block is a user's in
-         *     {@code /etc/passwd}, or a gid of it a group's in {@code /etc/group}
+         *     {@code /etc/passwd} or delegated in {@code /etc/subuid}, or a gid of it a group's in
+         *     {@code /etc/group} or delegated in {@code /etc/subgid}
          */
         public TieredSandbox build() {
             if (startAt == IsolationTier.UNAVAILABLE) {
@@ -479,6 +480,8 @@ public final class TieredSandbox implements Sandbox {
             }
             checkIds("sandboxUid", sandboxUid, sandboxIdCount, lines(Path.of("/etc/passwd")));
             checkIds("sandboxGid", sandboxGid, sandboxIdCount, lines(Path.of("/etc/group")));
+            checkSubordinateIds("sandboxUid", sandboxUid, sandboxIdCount, lines(Path.of("/etc/subuid")));
+            checkSubordinateIds("sandboxGid", sandboxGid, sandboxIdCount, lines(Path.of("/etc/subgid")));
             if (containerImage != null && !IMAGE.matcher(containerImage).matches()) {
                 throw new IllegalArgumentException("containerImage must be an image reference starting with a letter or "
                         + "digit and holding only letters, digits and ._/:@+-, got \"" + containerImage + "\"");
@@ -517,6 +520,31 @@ public final class TieredSandbox implements Sandbox {
                     }
                 } catch (NumberFormatException e) {
                     // not an entry
+                }
+            }
+        }
+
+        /**
+         * @param ranges the lines of {@code /etc/subuid} or {@code /etc/subgid}: {@code owner:first:count}
+         * @throws IllegalArgumentException naming {@code parameter} if the block overlaps a range
+         *     delegated to a user's containers (their uid 0 would be one of ours)
+         */
+        static void checkSubordinateIds(String parameter, int first, int count, List<String> ranges) {
+            long last = (long) first + count - 1;
+            for (String line : ranges) {
+                String[] f = line.split(":", -1);
+                if (f.length < 3) {
+                    continue;
+                }
+                try {
+                    long start = Long.parseLong(f[1].strip());
+                    long end = start + Long.parseLong(f[2].strip()) - 1;
+                    if (start <= last && first <= end) {
+                        throw new IllegalArgumentException(parameter + " must be ids no user's containers are given, but "
+                                + first + ".." + last + " overlaps " + f[0] + "'s subordinate ids " + start + ".." + end);
+                    }
+                } catch (NumberFormatException e) {
+                    // not a range
                 }
             }
         }
