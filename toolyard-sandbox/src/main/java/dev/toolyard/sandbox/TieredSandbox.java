@@ -49,9 +49,12 @@ import java.util.regex.Pattern;
  * and the command runs as them with no other group and no capability, so that what it creates is theirs
  * and {@code RLIMIT_NPROC} holds its process count. Both rungs load ToolYard's own seccomp filter.
  *
+ * <p>An application may start the ladder at bubblewrap ({@link Builder#startAt(IsolationTier)}), never
+ * lower. {@link #survey()} probes every rung, for a person choosing one.
+ *
  * <p>Defaults: {@link ResourceLimits#defaults()}, the executables found on this process's
- * {@code PATH}, no container image (the container rung is skipped), output capped at 1 MiB per
- * stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
+ * {@code PATH}, no container image (the container rung is skipped), the whole ladder (from the
+ * container), output capped at 1 MiB per stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
  */
 public final class TieredSandbox implements Sandbox {
     /** Default cap on each of stdout and stderr, in bytes. */
