@@ -69,6 +69,13 @@ public final class IsolationReport {
         /**
          * Copies the collections.
          *
+         * @param name the rung's name
+         * @param taken whether runs use it
+         * @param why why it was taken or skipped
+         * @param canaryTimes each canary run's time, when every run passed
+         * @param canaryCommand the canary's command line, when it ran
+         * @param seccompFilterLoaded whether runs on it load ToolYard's seccomp filter
+         * @param limitEnforcement what enforces each limit on it
          * @throws NullPointerException if any argument is {@code null}
          * @throws IllegalArgumentException if {@code taken} and {@code canaryTimes} is empty
          */
