@@ -1,6 +1,7 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.EgressClass;
+import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolContext;
@@ -9,7 +10,6 @@ import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.Resolver;
 import dev.toolyard.internal.Json;
-import dev.toolyard.sandbox.TieredSandbox;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -55,8 +56,12 @@ final class CallCommand implements Callable<Integer> {
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
     String image = Hosts.DEFAULT_IMAGE;
 
+    @Mixin
+    TierOption tier;
+
     @Override
     public Integer call() throws Exception {
+        IsolationTier startAt = tier.startAt();
         if (!Files.isDirectory(workspace)) {
             throw new Main.UserError("workspace " + workspace + " is not an existing directory");
         }
@@ -77,7 +82,7 @@ final class CallCommand implements Callable<Integer> {
                 .egressCeiling(EgressClass.ALLOWLISTED)
                 .build();
         try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
-            ToolExecutor executor = Toolbox.executor(TieredSandbox.builder().containerImage(image).build(), records,
+            ToolExecutor executor = Toolbox.executor(Hosts.sandbox(image, startAt), records,
                     allowHosts, Resolver.system());
             ToolResult result = executor.execute(ToolCallRequest.of(tool, args), context);
             spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -49,8 +50,12 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
     String image = Hosts.DEFAULT_IMAGE;
 
+    @Mixin
+    TierOption tier;
+
     @Override
     public Integer call() throws Exception {
+        IsolationTier startAt = tier.startAt();
         PrintWriter out = spec.commandLine().getOut();
         Path base = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("toolyard-demo-");
         Path workspace = Files.createDirectories(base.resolve("workspace"));
@@ -58,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
         Files.writeString(workspace.resolve("notes/today.md"), "# Today\n- review the sandbox report\n- ship 0.1.0\n");
         Path storeFile = base.resolve("records.db");
 
-        TieredSandbox sandbox = TieredSandbox.builder().containerImage(image).build();
+        TieredSandbox sandbox = Hosts.sandbox(image, startAt);
         IsolationReport report = sandbox.report();
         HttpServer docs = startDocsServer();
         int port = docs.getAddress().getPort();
@@ -92,6 +97,7 @@ final class DemoCommand implements Callable<Integer> {
 
         out.println("ToolYard demo: " + steps.size() + " tool calls a model might make, each run for real.");
         out.println("isolation tier: " + report.tier().wireName()
+                + (startAt == IsolationTier.BWRAP ? " (the ladder started at bubblewrap: --tier bubblewrap)" : "")
                 + (report.tier() == IsolationTier.UNAVAILABLE ? " (run_command will be refused; see ./toolyard doctor)" : ""));
         out.println("workspace: " + workspace);
         out.println();

@@ -2,6 +2,7 @@ package dev.toolyard.cli;
 
 import dev.toolyard.IsolationTier;
 import dev.toolyard.sandbox.IsolationReport;
+import dev.toolyard.sandbox.TieredSandbox;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,9 +13,16 @@ final class Hosts {
 
     private Hosts() {}
 
+    /** @return the sandbox every command uses: the host's PATH, the given image, the ladder from {@code startAt} */
+    static TieredSandbox sandbox(String image, IsolationTier startAt) {
+        return TieredSandbox.builder().containerImage(image).startAt(startAt).build();
+    }
+
     static List<String> climbHints(IsolationReport report) {
         List<String> hints = new ArrayList<>();
-        if (report.tier() != IsolationTier.CONTAINER) {
+        if (report.startAt() == IsolationTier.BWRAP) {
+            hints.add("container rung: skipped because the ladder was started at bubblewrap (--tier bubblewrap)");
+        } else if (report.tier() != IsolationTier.CONTAINER) {
             hints.add("container rung: apt-get install -y podman runc, then build the local image with "
                     + "bash .ci/setup-sandbox.sh (it is never pulled)");
         }

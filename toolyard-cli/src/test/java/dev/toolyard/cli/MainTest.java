@@ -87,8 +87,8 @@ class MainTest {
 
         assertThat(r.out()).contains("commands run as: ", "seccomp filter:  ");
         if (r.exit() == 0) {
-            assertThat(r.out()).contains("limits, and what enforces each on this host:", "    cpuSeconds: RLIMIT_CPU",
-                    "    processCount: ", "RLIMIT_NPROC", "seccomp filter:  ToolYard's own, loaded on every run");
+            assertThat(r.out()).contains("what enforces each limit on ", "      cpuSeconds: RLIMIT_CPU",
+                    "      processCount: ", "RLIMIT_NPROC", "seccomp filter:  ToolYard's own, loaded on every run");
         }
     }
 
@@ -135,7 +135,8 @@ class MainTest {
     void doctorReportsTheTierAndEveryRungAsJson() {
         CliRun r = run("doctor", "--json");
         assertThat(r.out()).contains("\"tier\"").contains("\"rungs\"").contains("\"limitsUnenforced\"").contains("\"java\"")
-                .contains("\"runsAs\"").contains("\"seccompFilterLoaded\"").contains("\"limitEnforcement\"");
+                .contains("\"runsAs\"").contains("\"seccompFilterLoaded\"").contains("\"limitEnforcement\"")
+                .contains("\"startAt\"").contains("\"canaryRuns\"").contains("\"canaryMillis\"").contains("\"canaryCommand\"");
         assertThat(r.exit()).isEqualTo(r.out().contains("\"tier\" : \"unavailable\"") ? 1 : 0);
     }
 }

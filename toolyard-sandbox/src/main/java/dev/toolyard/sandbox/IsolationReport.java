@@ -1,17 +1,21 @@
 package dev.toolyard.sandbox;
 
 import dev.toolyard.IsolationTier;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * What the isolation probe found: the tier runs use, every rung visited in order with why it was
- * taken or skipped, the limits the chosen rung cannot enforce, and the canary's command line.
+ * What the isolation probe found: the tier runs use, every rung in ladder order with why it was
+ * taken or skipped (and, for each rung whose canary passed, the canary's times and what the rung
+ * enforces), the limits the chosen rung cannot enforce, and the canary's command line.
  * {@link #describe()} is the text a user pastes into a bug report. Immutable. Thread-safe. No
  * accessor returns {@code null}.
  */
@@ -24,10 +28,13 @@ public final class IsolationReport {
     private final String runsAs;
     private final boolean seccompFilter;
     private final Map<String, String> limitEnforcement;
+    private final IsolationTier startAt;
 
     IsolationReport(IsolationTier tier, List<Rung> rungs, Set<String> limitsUnenforced, ResourceLimits limits,
-            List<String> canaryCommand, String runsAs, boolean seccompFilter, Map<String, String> limitEnforcement) {
+            List<String> canaryCommand, String runsAs, boolean seccompFilter, Map<String, String> limitEnforcement,
+            IsolationTier startAt) {
         this.tier = Objects.requireNonNull(tier, "tier");
+        this.startAt = Objects.requireNonNull(startAt, "startAt");
         this.rungs = List.copyOf(rungs);
         this.limitsUnenforced = Collections.unmodifiableSet(new LinkedHashSet<>(limitsUnenforced));
         this.limits = Objects.requireNonNull(limits, "limits");
@@ -38,24 +45,90 @@ public final class IsolationReport {
     }
 
     /**
-     * One rung of the ladder as the probe left it.
+     * One rung of the ladder as the probe left it: whether runs use it, why it was taken or skipped,
+     * and, when its canary passed, each canary run's time and what the rung enforces. A rung that was
+     * not probed (a tool missing, no image, above where the application started the ladder, below the
+     * rung taken) has no times, an empty enforcement and no filter.
      *
      * @param name {@code podman}, {@code docker} or {@code bwrap}; never {@code null}
-     * @param taken whether runs use this rung; at most one rung of a report is taken
+     * @param taken whether runs use this rung; at most one rung of a report is taken, and only one that
+     *     passed its canary
      * @param why why it was taken or skipped, with what to install or configure to climb to it;
      *     never {@code null}
+     * @param canaryTimes the time of each canary run, spawn to exit, in the order run, when every run
+     *     passed; empty when the canary failed or did not run; never {@code null}
+     * @param canaryCommand the canary's command line (the one a real run on this rung uses, around
+     *     {@code /bin/true}), when the canary ran, whether or not it passed; never {@code null}
+     * @param seccompFilterLoaded whether runs on this rung load ToolYard's own seccomp filter
+     *     ({@code false} when the canary did not pass)
+     * @param limitEnforcement for each {@link ResourceLimits} parameter name, in order, what enforces it
+     *     on this rung; empty when the canary did not pass; never {@code null}
      */
-    public record Rung(String name, boolean taken, String why) {
+    public record Rung(String name, boolean taken, String why, List<Duration> canaryTimes, List<String> canaryCommand,
+            boolean seccompFilterLoaded, Map<String, String> limitEnforcement) {
         /**
+         * Copies the collections.
+         *
          * @param name the rung's name
          * @param taken whether runs use it
          * @param why why it was taken or skipped
-         * @throws NullPointerException if {@code name} or {@code why} is {@code null}
+         * @param canaryTimes each canary run's time, when every run passed
+         * @param canaryCommand the canary's command line, when it ran
+         * @param seccompFilterLoaded whether runs on it load ToolYard's seccomp filter
+         * @param limitEnforcement what enforces each limit on it
+         * @throws NullPointerException if any argument is {@code null}
+         * @throws IllegalArgumentException if {@code taken} and {@code canaryTimes} is empty
          */
         public Rung {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(why, "why");
+            canaryTimes = List.copyOf(canaryTimes);
+            canaryCommand = List.copyOf(canaryCommand);
+            limitEnforcement = Collections.unmodifiableMap(new LinkedHashMap<>(limitEnforcement));
+            if (taken && canaryTimes.isEmpty()) {
+                throw new IllegalArgumentException("a taken rung passed its canary, so it has its times; " + name + " has none");
+            }
         }
+
+        /**
+         * A rung that was not probed, or whose canary failed.
+         *
+         * @param name the rung's name
+         * @param why why it was skipped
+         * @throws NullPointerException if {@code name} or {@code why} is {@code null}
+         */
+        public Rung(String name, String why) {
+            this(name, false, why, List.of(), List.of(), false, Map.of());
+        }
+
+        /** @return whether every run of its canary passed */
+        public boolean passed() {
+            return !canaryTimes.isEmpty();
+        }
+
+        /** @return the median of {@link #canaryTimes()}; empty when the canary did not pass */
+        public Optional<Duration> canaryTime() {
+            if (canaryTimes.isEmpty()) {
+                return Optional.empty();
+            }
+            List<Duration> sorted = new ArrayList<>(canaryTimes);
+            Collections.sort(sorted);
+            int n = sorted.size();
+            return Optional.of(n % 2 == 1 ? sorted.get(n / 2) : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2));
+        }
+
+        /** @return {@code TAKEN}, {@code passed} (its canary passed, but a rung above it was taken) or {@code skipped} */
+        public String standing() {
+            return taken ? "TAKEN" : passed() ? "passed" : "skipped";
+        }
+    }
+
+    /**
+     * @return the rung the ladder started at: {@link IsolationTier#CONTAINER} (the default, the whole
+     *     ladder) or {@link IsolationTier#BWRAP} ({@link TieredSandbox.Builder#startAt(IsolationTier)})
+     */
+    public IsolationTier startAt() {
+        return startAt;
     }
 
     /** @return the tier runs use; {@link IsolationTier#UNAVAILABLE} when no rung passed its canary */
@@ -115,14 +188,16 @@ public final class IsolationReport {
         b.append("ToolYard isolation report\n");
         b.append("tier: ").append(tier.wireName())
                 .append(tier == IsolationTier.UNAVAILABLE ? " (isolated runs are refused)" : "").append('\n');
-        b.append("rungs, in the order visited:\n");
+        b.append("rungs, in ladder order").append(startAt == IsolationTier.BWRAP ? " (the application started it at bubblewrap)" : "")
+                .append(":\n");
         int width = 0;
         for (Rung r : rungs) {
             width = Math.max(width, r.name().length());
         }
         for (Rung r : rungs) {
-            b.append("  ").append(r.name()).append(" ".repeat(width - r.name().length()))
-                    .append(r.taken() ? "  TAKEN    " : "  skipped  ").append(r.why()).append('\n');
+            String standing = r.standing() + ":";
+            b.append("  ").append(r.name()).append(" ".repeat(width - r.name().length())).append("  ")
+                    .append(standing).append(" ".repeat(9 - standing.length())).append(r.why()).append('\n');
         }
         b.append("runs as: ").append(runsAs).append('\n');
         b.append("seccomp filter: ").append(tier == IsolationTier.UNAVAILABLE ? "none (no tier)"

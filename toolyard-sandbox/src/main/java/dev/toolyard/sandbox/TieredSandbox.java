@@ -49,9 +49,12 @@ import java.util.regex.Pattern;
  * and the command runs as them with no other group and no capability, so that what it creates is theirs
  * and {@code RLIMIT_NPROC} holds its process count. Both rungs load ToolYard's own seccomp filter.
  *
+ * <p>An application may start the ladder at bubblewrap ({@link Builder#startAt(IsolationTier)}), never
+ * lower. {@link #survey()} probes every rung, for a person choosing one.
+ *
  * <p>Defaults: {@link ResourceLimits#defaults()}, the executables found on this process's
- * {@code PATH}, no container image (the container rung is skipped), output capped at 1 MiB per
- * stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
+ * {@code PATH}, no container image (the container rung is skipped), the whole ladder (from the
+ * container), output capped at 1 MiB per stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
  */
 public final class TieredSandbox implements Sandbox {
     /** Default cap on each of stdout and stderr, in bytes. */
@@ -63,6 +66,8 @@ public final class TieredSandbox implements Sandbox {
 
     /** The default first uid and gid runs are lent when this process is root; see {@link Builder#sandboxUid(int)}. */
     public static final int DEFAULT_SANDBOX_UID = 0x7FFF_8000;
+    /** How many times {@link #survey()} runs each rung's canary; the time it reports is their median. */
+    public static final int SURVEY_CANARY_RUNS = Ladder.SURVEY_RUNS;
     /** The default number of uid and gid pairs, which is how many runs may be under way at once. */
     public static final int DEFAULT_SANDBOX_ID_COUNT = 64;
     private static final System.Logger LOG = System.getLogger(TieredSandbox.class.getName());
@@ -77,8 +82,11 @@ public final class TieredSandbox implements Sandbox {
     private final int outputCapBytes;
     private final SandboxIds ids;
     private final BooleanSupplier root;
+    private final IsolationTier startAt;
     private final Object probeLock = new Object();
     private volatile Probed probed;
+    private Optional<SandboxFiles> files; // guarded by filesLock; written once, for the probe and every survey
+    private final Object filesLock = new Object();
 
     private record Probed(IsolationReport report, Rung rung) {}
 
@@ -89,6 +97,7 @@ public final class TieredSandbox implements Sandbox {
         this.outputCapBytes = b.outputCapBytes;
         this.ids = new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount);
         this.root = b.root;
+        this.startAt = b.startAt;
     }
 
     /** @return a builder with the defaults; never {@code null} */
@@ -186,6 +195,24 @@ public final class TieredSandbox implements Sandbox {
                 o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
     }
 
+    /**
+     * Probes every rung from {@link Builder#startAt(IsolationTier)} down, for a person choosing one
+     * ({@code toolyard doctor}): each rung's canary runs {@value #SURVEY_CANARY_RUNS} times, even below
+     * the rung taken, and each rung that passed reports the median and every run's time, what enforces
+     * each limit and whether the seccomp filter is loaded. The rung marked taken is the one the ladder's
+     * rule picks from what the survey saw (the first whose every run passed), which is the rung
+     * {@link #report()} takes unless the host changes in between. Each canary run has a timeout (20 s
+     * in a container, 10 s under bubblewrap) and is abandoned 5 s after it if it has not been stopped by
+     * then, so an engine that hangs costs at most 25 s. Not cached, and it leaves the sandbox's own probe
+     * alone: runs still use {@link #report()}'s rung. Blocks for the whole survey: about
+     * {@value #SURVEY_CANARY_RUNS} times each rung's canary.
+     *
+     * @return a fresh report; never {@code null}
+     */
+    public IsolationReport survey() {
+        return probeOnce(true).report();
+    }
+
     private Probed probe() {
         Probed p = probed;
         if (p != null) {
@@ -193,22 +220,7 @@ public final class TieredSandbox implements Sandbox {
         }
         synchronized (probeLock) {
             if (probed == null) {
-                Map<String, String> clientEnv = ContainerCommand.clientEnvironment(
-                        System.getProperty("user.home", "/"), Optional.ofNullable(System.getenv("XDG_RUNTIME_DIR")));
-                boolean asRoot = root.getAsBoolean();
-                Ladder.Host host = new Ladder.Host(asRoot, ids, writeFiles());
-                Ladder.Climb climb = Ladder.climb(which, limits, containerImage, clientEnv, host);
-                List<IsolationReport.Rung> rungs = new ArrayList<>();
-                for (Ladder.Step s : climb.steps()) {
-                    rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why()));
-                }
-                String runsAs = asRoot
-                        ? ids + ", one pair lent to each run at a time; no supplementary group but the run's own gid"
-                        : "this process's uid (it is not root)";
-                IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
-                        climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
-                        climb.rung().map(Rung::enforcement).orElse(Map.of()));
-                Probed fresh = new Probed(report, climb.rung().orElse(null));
+                Probed fresh = probeOnce(false);
                 if (Thread.currentThread().isInterrupted()) {
                     // An interruption stops a canary early: this answer holds for this call only.
                     return fresh;
@@ -216,6 +228,37 @@ public final class TieredSandbox implements Sandbox {
                 probed = fresh;
             }
             return probed;
+        }
+    }
+
+    private Probed probeOnce(boolean survey) {
+        Map<String, String> clientEnv = ContainerCommand.clientEnvironment(
+                System.getProperty("user.home", "/"), Optional.ofNullable(System.getenv("XDG_RUNTIME_DIR")));
+        boolean asRoot = root.getAsBoolean();
+        Ladder.Host host = new Ladder.Host(asRoot, ids, files());
+        Ladder.Climb climb = survey
+                ? Ladder.survey(which, limits, containerImage, clientEnv, host, startAt)
+                : Ladder.climb(which, limits, containerImage, clientEnv, host, startAt);
+        List<IsolationReport.Rung> rungs = new ArrayList<>();
+        for (Ladder.Step s : climb.steps()) {
+            rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why(), s.canaryTimes(), s.canaryArgv(),
+                    s.rung().map(Rung::filtered).orElse(false), s.rung().map(Rung::enforcement).orElse(Map.of())));
+        }
+        String runsAs = asRoot
+                ? ids + ", one pair lent to each run at a time; no supplementary group but the run's own gid"
+                : "this process's uid (it is not root)";
+        IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
+                climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
+                climb.rung().map(Rung::enforcement).orElse(Map.of()), startAt);
+        return new Probed(report, climb.rung().orElse(null));
+    }
+
+    private Optional<SandboxFiles> files() {
+        synchronized (filesLock) {
+            if (files == null) {
+                files = writeFiles();
+            }
+            return files;
         }
     }
 
@@ -295,7 +338,8 @@ public final class TieredSandbox implements Sandbox {
     @Override
     public String toString() {
         Probed p = probed;
-        return "TieredSandbox[" + (p == null ? "not probed yet" : p.report().tier().wireName()) + ", " + limits
+        return "TieredSandbox[" + (p == null ? "not probed yet" : p.report().tier().wireName()) + ", from "
+                + startAt.wireName() + ", " + limits
                 + ", image " + (containerImage == null ? "none" : containerImage) + "]";
     }
 
@@ -309,8 +353,27 @@ public final class TieredSandbox implements Sandbox {
         private int sandboxGid = DEFAULT_SANDBOX_UID;
         private int sandboxIdCount = DEFAULT_SANDBOX_ID_COUNT;
         private BooleanSupplier root = Ladder::runsAsRoot;
+        private IsolationTier startAt = IsolationTier.CONTAINER;
 
         private Builder() {}
+
+        /**
+         * Where the ladder starts. {@link IsolationTier#CONTAINER}, the default, climbs the whole ladder:
+         * container (podman, then docker), then bubblewrap, then refuse. {@link IsolationTier#BWRAP}
+         * skips the container rung, whatever image is given (a container costs far more per command
+         * than bubblewrap: {@code toolyard doctor} shows both); the report then says of podman and
+         * docker "the application started the ladder at bubblewrap". Nothing starts below bubblewrap:
+         * below it is only refusal, and nothing ever runs unisolated.
+         *
+         * @param tier {@link IsolationTier#CONTAINER} or {@link IsolationTier#BWRAP}; default
+         *     {@link IsolationTier#CONTAINER}
+         * @return this builder
+         * @throws NullPointerException if {@code tier} is {@code null}
+         */
+        public Builder startAt(IsolationTier tier) {
+            this.startAt = Objects.requireNonNull(tier, "startAt");
+            return this;
+        }
 
         /**
          * The first of the host uids commands run as when this process is root: run {@code i} of those
@@ -399,6 +462,7 @@ public final class TieredSandbox implements Sandbox {
 
         /**
          * @return the sandbox; it probes on first use, not here
+         * @throws IllegalArgumentException if {@code startAt} is {@link IsolationTier#UNAVAILABLE}
          * @throws IllegalArgumentException if {@code containerImage} is not an image reference (it must
          *     start with a letter or digit and hold only letters, digits and {@code ._/:@+-})
          * @throws IllegalArgumentException if {@code outputCapBytes} is outside
@@ -410,6 +474,10 @@ public final class TieredSandbox implements Sandbox {
          *     {@code /etc/group} or delegated in {@code /etc/subgid}
          */
         public TieredSandbox build() {
+            if (startAt == IsolationTier.UNAVAILABLE) {
+                throw new IllegalArgumentException("startAt must be CONTAINER or BWRAP, got UNAVAILABLE: below bubblewrap "
+                        + "the ladder only refuses, and nothing ever runs unisolated");
+            }
             if (sandboxIdCount < 1) {
                 throw new IllegalArgumentException("sandboxIdCount must be at least 1, got " + sandboxIdCount);
             }

@@ -598,6 +598,89 @@ class TieredSandboxTest {
         }
 
         @Test
+        void startingAtBubblewrapSkipsTheContainerRungEvenWithAnImageAndTheReportSaysTheApplicationChoseIt() throws IOException {
+            TieredSandbox sandbox = TieredSandbox.builder().containerImage(Hosts.IMAGE).limits(LIMITS)
+                    .startAt(IsolationTier.BWRAP).build();
+
+            IsolationReport report = sandbox.report();
+
+            Hosts.require(report.tier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + report);
+            assertThat(report.startAt()).isEqualTo(IsolationTier.BWRAP);
+            assertThat(report.rungs()).extracting(IsolationReport.Rung::name).containsExactly("podman", "docker", "bwrap");
+            assertThat(report.rungs().subList(0, 2)).extracting(IsolationReport.Rung::why)
+                    .containsOnly("the application started the ladder at bubblewrap");
+            assertThat(report.rungs().subList(0, 2)).noneMatch(IsolationReport.Rung::passed);
+            assertThat(report.rungs().get(2).taken()).isTrue();
+            assertThat(report.describe())
+                    .contains("rungs, in ladder order (the application started it at bubblewrap):")
+                    .contains("  podman  skipped: the application started the ladder at bubblewrap")
+                    .contains("  docker  skipped: the application started the ladder at bubblewrap")
+                    .contains("  bwrap   TAKEN:   bwrap at ");
+            Path work = writeRoot();
+            SubprocessResult r = sh(sandbox, work, "true");
+            assertThat(r.tier()).isEqualTo(IsolationTier.BWRAP);
+        }
+
+        @Test
+        void withTheDefaultStartAndAnImageTheSameHostTakesTheContainer() {
+            TieredSandbox sandbox = Hosts.on(IsolationTier.CONTAINER);
+
+            assertThat(sandbox.report().startAt()).isEqualTo(IsolationTier.CONTAINER);
+            assertThat(sandbox.report().rungs()).extracting(IsolationReport.Rung::why)
+                    .noneMatch(why -> why.contains("started the ladder"));
+        }
+
+        @Test
+        void aSurveyTimesEveryRungSaysWhatEachEnforcesAndMarksTheOneTheLadderTakes() {
+            Hosts.on(IsolationTier.CONTAINER);
+            Hosts.on(IsolationTier.BWRAP);
+            TieredSandbox sandbox = TieredSandbox.builder().containerImage(Hosts.IMAGE).limits(LIMITS)
+                    .which(Hosts.hiding("docker")).build();
+
+            IsolationReport survey = sandbox.survey();
+
+            IsolationReport.Rung podman = survey.rungs().get(0);
+            IsolationReport.Rung docker = survey.rungs().get(1);
+            IsolationReport.Rung bwrap = survey.rungs().get(2);
+            assertThat(survey.tier()).isEqualTo(IsolationTier.CONTAINER);
+            assertThat(survey.rungs()).extracting(IsolationReport.Rung::standing).containsExactly("TAKEN", "skipped", "passed");
+            for (IsolationReport.Rung r : List.of(podman, bwrap)) {
+                assertThat(r.canaryTimes()).as(r.name()).hasSize(TieredSandbox.SURVEY_CANARY_RUNS);
+                assertThat(r.canaryTime()).as(r.name()).isPresent();
+                assertThat(r.canaryCommand()).as(r.name()).endsWith("/bin/true");
+                assertThat(r.seccompFilterLoaded()).as(r.name()).isTrue();
+                assertThat(r.limitEnforcement()).as(r.name())
+                        .containsOnlyKeys("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
+            }
+            assertThat(podman.limitEnforcement().get("processCount")).startsWith("the container's pids cgroup");
+            assertThat(bwrap.limitEnforcement().get("processCount")).startsWith("RLIMIT_NPROC");
+            assertThat(podman.canaryCommand()).isEqualTo(survey.canaryCommand()).contains("--pull=never");
+            assertThat(bwrap.canaryCommand()).contains("--unshare-net");
+            assertThat(bwrap.why()).endsWith("not taken: podman is higher on the ladder");
+            assertThat(docker.why()).isEqualTo("docker not found");
+            assertThat(docker.canaryTime()).isEmpty();
+            assertThat(docker.limitEnforcement()).isEmpty();
+            assertThat(survey.describe()).contains("  podman  TAKEN:   podman at ", "  bwrap   passed:  bwrap at ");
+        }
+
+        @Test
+        void aSurveyIsNotCachedAndLeavesTheSandboxsOwnProbeAlone() {
+            TieredSandbox sandbox = TieredSandbox.builder().limits(LIMITS).which(Hosts.hiding("podman", "docker")).build();
+
+            IsolationReport first = sandbox.survey();
+
+            assertThat(sandbox.toString()).as("the survey is not the probe runs use").contains("not probed yet");
+            IsolationReport second = sandbox.survey();
+            IsolationReport report = sandbox.report();
+            Hosts.require(report.tier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + report);
+            assertThat(second).isNotSameAs(first);
+            assertThat(first.tier()).isEqualTo(report.tier());
+            assertThat(report.rungs().get(2).canaryTimes()).as("the ladder runs its canary once").hasSize(1);
+            assertThat(first.rungs().get(2).canaryTimes()).hasSize(TieredSandbox.SURVEY_CANARY_RUNS);
+            assertThat(sandbox.report()).isSameAs(report);
+        }
+
+        @Test
         void theProbeRunsOnceAndEveryCallerSharesItsReport() throws Exception {
             TieredSandbox sandbox = TieredSandbox.builder().which(Hosts.hiding("podman", "docker")).build();
             ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -720,11 +803,21 @@ class TieredSandboxTest {
         }
 
         @Test
+        void theBuilderRefusesToStartTheLadderBelowBubblewrapNamingTheParameter() {
+            assertThatThrownBy(() -> TieredSandbox.builder().startAt(IsolationTier.UNAVAILABLE).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("startAt must be CONTAINER or BWRAP, got UNAVAILABLE")
+                    .hasMessageContaining("nothing ever runs unisolated");
+            assertThatThrownBy(() -> TieredSandbox.builder().startAt(null)).isInstanceOf(NullPointerException.class)
+                    .hasMessage("startAt");
+        }
+
+        @Test
         void theDefaultsAreTheDocumentedOnes() {
             TieredSandbox sandbox = TieredSandbox.builder().build();
 
             assertThat(sandbox.limits()).isEqualTo(ResourceLimits.defaults());
-            assertThat(sandbox.toString()).contains("not probed yet", "image none");
+            assertThat(sandbox.toString()).contains("not probed yet", "from container", "image none");
         }
     }
 

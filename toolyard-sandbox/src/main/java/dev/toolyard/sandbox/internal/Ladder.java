@@ -17,22 +17,36 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
- * Climbs down the isolation ladder once: podman, docker, bubblewrap, refuse. A rung is taken only
- * when its canary passes: the exact command line a real run builds (same flags, limits and binds,
- * through the same supervisor), around {@code /bin/true}, with a temporary workspace. What the probe
- * can see is narrowed through the injected {@code which}, never by changing the host. Stateless.
+ * Climbs down the isolation ladder: podman, docker, bubblewrap, refuse. A rung is taken only when its
+ * canary passes: the exact command line a real run builds (same flags, limits and binds, through the
+ * same supervisor), around {@code /bin/true}, with a temporary workspace. What the probe can see is
+ * narrowed through the injected {@code which}, never by changing the host; where the climb starts is
+ * the application's choice ({@code startAt}), never below bubblewrap. Each canary run is bounded: the
+ * supervisor's timeout, and behind it a deadline after which the run is abandoned, so a hanging engine
+ * cannot hold the probe. Stateless.
  */
 public final class Ladder {
     /** The canary command. */
     public static final List<String> CANARY = List.of("/bin/true");
+    /** How many times a survey runs each rung's canary; its time is the median. */
+    public static final int SURVEY_RUNS = 5;
     private static final Duration CONTAINER_CANARY_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration BWRAP_CANARY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration SURVEY_CONTAINER_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration SURVEY_BWRAP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration GRACE = Duration.ofSeconds(5);
     private static final int CANARY_CAP = 4096;
     private static final int WHY_CHARS = 300;
+    private static final List<String> ORDER = List.of("podman", "docker", "bwrap");
     private static final Set<String> ALL_LIMITS = Collections.unmodifiableSet(
             new LinkedHashSet<>(List.of("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount")));
 
@@ -44,8 +58,22 @@ public final class Ladder {
      * @param name {@code podman}, {@code docker} or {@code bwrap}
      * @param taken whether it is the rung runs use
      * @param why why it was taken or skipped
+     * @param canaryTimes the time of each canary run, in order, when every run passed; empty otherwise
+     * @param canaryArgv the canary's command line, when the canary ran (passed or not); empty otherwise
+     * @param rung the rung, when its canary passed
      */
-    public record Step(String name, boolean taken, String why) {}
+    public record Step(String name, boolean taken, String why, List<Duration> canaryTimes, List<String> canaryArgv,
+            Optional<Rung> rung) {
+        /** Copies the lists. */
+        public Step {
+            canaryTimes = List.copyOf(canaryTimes);
+            canaryArgv = List.copyOf(canaryArgv);
+        }
+
+        static Step notProbed(String name, String why) {
+            return new Step(name, false, why, List.of(), List.of(), Optional.empty());
+        }
+    }
 
     /**
      * The outcome of the climb.
@@ -87,43 +115,95 @@ public final class Ladder {
     }
 
     /**
+     * What a climb is for.
+     *
+     * @param everyRung whether rungs below the one taken are probed too (a survey) or left unprobed (the
+     *     ladder runs use)
+     * @param runs how many times each probed rung's canary runs; all must pass
+     * @param containerTimeout the timeout of one container canary run
+     * @param bwrapTimeout the timeout of one bubblewrap canary run
+     * @param grace how long past its timeout a canary run may take to be stopped and tidied before it
+     *     is abandoned
+     */
+    record Mode(boolean everyRung, int runs, Duration containerTimeout, Duration bwrapTimeout, Duration grace) {
+        static final Mode LADDER = new Mode(false, 1, CONTAINER_CANARY_TIMEOUT, BWRAP_CANARY_TIMEOUT, GRACE);
+        static final Mode SURVEY = new Mode(true, SURVEY_RUNS, SURVEY_CONTAINER_TIMEOUT, SURVEY_BWRAP_TIMEOUT, GRACE);
+    }
+
+    /**
+     * The ladder runs use: from {@code start} down, each rung's canary once, until one passes; the
+     * rungs below it are listed as not probed.
+     *
      * @param image the container image; {@code null} skips the container rung
-     * @return the climb, with every rung in order: those below the rung taken are listed as not probed
+     * @param start {@link IsolationTier#CONTAINER} for the whole ladder, {@link IsolationTier#BWRAP} to
+     *     skip the container rung
+     * @return the climb, with every rung in order
+     * @throws IllegalArgumentException if {@code start} is {@link IsolationTier#UNAVAILABLE}
      */
     public static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
-            Map<String, String> clientEnv, Host host) {
+            Map<String, String> clientEnv, Host host, IsolationTier start) {
+        return climb(which, limits, image, clientEnv, host, start, Mode.LADDER);
+    }
+
+    /**
+     * A survey, for a person choosing a rung: from {@code start} down, every rung's canary is run
+     * {@value #SURVEY_RUNS} times (with shorter timeouts than the ladder's: 20 s for a container run,
+     * 10 s for bubblewrap), and the rung taken is the one the ladder's rule picks from what was seen:
+     * the first whose every run passed. Rungs that passed below it say so.
+     *
+     * @return the climb, with every rung in order
+     * @throws IllegalArgumentException if {@code start} is {@link IsolationTier#UNAVAILABLE}
+     */
+    public static Climb survey(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
+            Map<String, String> clientEnv, Host host, IsolationTier start) {
+        return climb(which, limits, image, clientEnv, host, start, Mode.SURVEY);
+    }
+
+    static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
+            Map<String, String> clientEnv, Host host, IsolationTier start, Mode mode) {
+        if (start == IsolationTier.UNAVAILABLE) {
+            throw new IllegalArgumentException("the ladder starts at container or bwrap, never below bubblewrap");
+        }
         HostLayout layout = HostLayout.inspect();
         List<Step> steps = new ArrayList<>();
-        for (ContainerCommand.Engine engine : ContainerCommand.Engine.values()) {
-            Attempt a = image == null
-                    ? Attempt.skip("no container image configured (TieredSandbox.builder().containerImage(...))")
-                    : container(engine, which, layout, limits, image, clientEnv, host);
-            steps.add(new Step(engine.command(), a.rung != null, a.why));
-            if (a.rung != null) {
-                return finish(steps, a, engine.command());
+        Step taken = null;
+        for (String name : ORDER) {
+            boolean container = !name.equals("bwrap");
+            Step step;
+            if (taken != null && !mode.everyRung()) {
+                step = Step.notProbed(name, "not probed: " + taken.name() + " was taken");
+            } else if (container && start == IsolationTier.BWRAP) {
+                step = Step.notProbed(name, "the application started the ladder at bubblewrap");
+            } else if (container) {
+                ContainerCommand.Engine engine = name.equals("podman") ? ContainerCommand.Engine.PODMAN : ContainerCommand.Engine.DOCKER;
+                step = image == null
+                        ? Step.notProbed(name, "no container image configured (TieredSandbox.builder().containerImage(...))")
+                        : container(engine, which, layout, limits, image, clientEnv, host, mode);
+            } else {
+                step = bwrap(which, layout, limits, host, mode);
             }
+            if (step.rung().isPresent()) {
+                if (taken == null) {
+                    step = new Step(step.name(), true, step.why(), step.canaryTimes(), step.canaryArgv(), step.rung());
+                    taken = step;
+                } else {
+                    step = new Step(step.name(), false, step.why() + "; not taken: " + taken.name() + " is higher on the ladder",
+                            step.canaryTimes(), step.canaryArgv(), step.rung());
+                }
+            }
+            steps.add(step);
         }
-        Attempt a = bwrap(which, layout, limits, host);
-        steps.add(new Step("bwrap", a.rung != null, a.why));
-        if (a.rung != null) {
-            return finish(steps, a, "bwrap");
-        }
-        return new Climb(steps, Optional.empty(), List.of());
+        return taken == null
+                ? new Climb(steps, Optional.empty(), List.of())
+                : new Climb(steps, taken.rung(), taken.canaryArgv());
     }
 
-    private static Climb finish(List<Step> steps, Attempt taken, String name) {
-        List<String> order = List.of("podman", "docker", "bwrap");
-        for (String lower : order.subList(order.indexOf(name) + 1, order.size())) {
-            steps.add(new Step(lower, false, "not probed: " + name + " was taken"));
-        }
-        return new Climb(steps, Optional.of(taken.rung), taken.canaryArgv);
-    }
-
-    private static Attempt container(ContainerCommand.Engine engine, Function<String, Optional<Path>> which,
-            HostLayout layout, ResourceLimits limits, String image, Map<String, String> clientEnv, Host host) {
-        Optional<Path> client = find(which, engine.command());
+    private static Step container(ContainerCommand.Engine engine, Function<String, Optional<Path>> which,
+            HostLayout layout, ResourceLimits limits, String image, Map<String, String> clientEnv, Host host, Mode mode) {
+        String name = engine.command();
+        Optional<Path> client = find(which, name);
         if (client.isEmpty()) {
-            return Attempt.skip(engine.command() + " not found"
+            return Step.notProbed(name, name + " not found"
                     + (engine == ContainerCommand.Engine.PODMAN ? " (apt-get install podman runc)" : ""));
         }
         Optional<Path> env = find(which, "env");
@@ -133,26 +213,27 @@ public final class Ladder {
             missing = missingInside(layout, "prlimit", prlimit, "util-linux");
         }
         if (missing != null) {
-            return Attempt.skip(missing);
+            return Step.notProbed(name, missing);
         }
         Optional<Path> runtime = engine == ContainerCommand.Engine.PODMAN ? find(which, "runc") : Optional.empty();
         ContainerCommand.Tools tools = new ContainerCommand.Tools(engine, client.get(), runtime, env.get(), prlimit.get());
         Optional<Path> profile = host.files().flatMap(SandboxFiles::seccompProfile);
         ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv, host.lent(), profile);
-        String detail = engine.command() + " at " + client.get() + ", image " + image
+        String detail = name + " at " + client.get() + ", image " + image
                 + (runtime.map(r -> ", runtime " + r).orElse(engine == ContainerCommand.Engine.PODMAN ? ", engine's default runtime" : ""))
                 + "; " + runsAs(host) + "; " + (profile.isPresent() ? "ToolYard's seccomp profile" : "the engine's default seccomp profile");
-        return canary(rung, CONTAINER_CANARY_TIMEOUT, detail);
+        return canary(rung, mode.containerTimeout(), mode, detail);
     }
 
-    private static Attempt bwrap(Function<String, Optional<Path>> which, HostLayout layout, ResourceLimits limits, Host host) {
+    private static Step bwrap(Function<String, Optional<Path>> which, HostLayout layout, ResourceLimits limits, Host host,
+            Mode mode) {
         Optional<Path> bwrap = find(which, "bwrap");
         if (bwrap.isEmpty()) {
-            return Attempt.skip("bwrap not found (apt-get install bubblewrap)");
+            return Step.notProbed("bwrap", "bwrap not found (apt-get install bubblewrap)");
         }
         Optional<Path> dash = find(which, "dash");
         if (dash.isEmpty()) {
-            return Attempt.skip("dash not found (apt-get install dash): the launcher relies on its ulimit");
+            return Step.notProbed("bwrap", "dash not found (apt-get install dash): the launcher relies on its ulimit");
         }
         Optional<Path> env = find(which, "env");
         String missing = missingInside(layout, "env", env, "coreutils");
@@ -165,47 +246,128 @@ public final class Ladder {
             }
         }
         if (missing != null) {
-            return Attempt.skip(missing);
+            return Step.notProbed("bwrap", missing);
         }
         Optional<Path> program = host.files().flatMap(SandboxFiles::seccompProgram);
         BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(dash.get(), bwrap.get(), env.get(), setpriv), layout, limits,
                 host.lent(), host.files().map(SandboxFiles::etcSnapshot), program);
         String detail = "bwrap at " + bwrap.get() + "; " + runsAs(host) + "; "
                 + (program.isPresent() ? "ToolYard's seccomp filter" : "no seccomp filter");
-        return canary(rung, BWRAP_CANARY_TIMEOUT, detail);
+        return canary(rung, mode.bwrapTimeout(), mode, detail);
     }
 
     private static String runsAs(Host host) {
         return host.root() ? "commands run as " + host.ids() + ", one pair per run" : "commands keep this process's uid (not root)";
     }
 
-    private static Attempt canary(Rung rung, Duration timeout, String detail) {
-        if (Thread.currentThread().isInterrupted()) {
-            return Attempt.skip(detail + "; not probed: the probing thread was interrupted");
+    /** Runs the canary {@code runs} times, stopping at the first run that does not pass. */
+    private static Step canary(Rung rung, Duration timeout, Mode mode, String detail) {
+        int runs = mode.runs();
+        List<Duration> times = new ArrayList<>(runs);
+        List<String> argv = List.of();
+        for (int i = 1; i <= runs; i++) {
+            Run run = boundedRun(rung, timeout, mode.grace());
+            argv = run.argv();
+            String which = runs == 1 ? "" : " (run " + i + " of " + runs + ")";
+            if (run.problem() != null) {
+                return new Step(rung.name(), false, detail + "; " + run.problem() + which, List.of(), argv, Optional.empty());
+            }
+            times.add(run.elapsed());
         }
+        String passed = runs == 1
+                ? "canary /bin/true exited 0 in " + times.get(0).toMillis() + " ms"
+                : "canary /bin/true exited 0 on each of " + runs + " runs, median " + median(times).toMillis() + " ms";
+        return new Step(rung.name(), false, detail + "; " + passed, times, argv, Optional.of(rung));
+    }
+
+    /** @return the median of a non-empty list: the middle one, or the mean of the middle two */
+    private static Duration median(List<Duration> times) {
+        List<Duration> sorted = new ArrayList<>(times);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : sorted.get(n / 2 - 1).plus(sorted.get(n / 2)).dividedBy(2);
+    }
+
+    /**
+     * One canary run on a thread of its own, waited for until its timeout plus {@code grace}: past that
+     * (an engine that hangs even while its run is being removed) the run is interrupted, which makes the
+     * supervisor kill it, and abandoned. An interruption of the probing thread stops the run the same way.
+     */
+    private static Run boundedRun(Rung rung, Duration timeout, Duration grace) {
+        if (Thread.currentThread().isInterrupted()) {
+            return Run.failed(List.of(), "not probed: the probing thread was interrupted");
+        }
+        AtomicReference<List<String>> argv = new AtomicReference<>(List.of());
+        FutureTask<Run> task = new FutureTask<>(() -> canaryRun(rung, timeout, argv));
+        Thread t = new Thread(task, "toolyard-canary-" + rung.name());
+        t.setDaemon(true);
+        t.start();
+        Duration deadline = timeout.plus(grace);
+        try {
+            return task.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            stop(task, t, grace);
+            return Run.failed(argv.get(), "canary abandoned: no answer within " + deadline.toSeconds()
+                    + " s (the engine hangs?)");
+        } catch (InterruptedException e) {
+            stop(task, t, grace);
+            Thread.currentThread().interrupt();
+            return Run.failed(argv.get(), "not probed: the probing thread was interrupted");
+        } catch (ExecutionException e) {
+            // canaryRun turns what the host can cause into a Run: anything else is a bug, and stays one
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Interrupts a canary run and gives it a moment to kill and tidy what it started. */
+    private static void stop(FutureTask<Run> task, Thread t, Duration grace) {
+        task.cancel(true);
+        try {
+            t.join(grace.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Run canaryRun(Rung rung, Duration timeout, AtomicReference<List<String>> argvSeen) {
         Path dir;
         try {
             dir = Files.createTempDirectory("toolyard-canary-");
         } catch (IOException e) {
-            return Attempt.skip("cannot create the canary's workspace: " + e);
+            return Run.failed(List.of(), "cannot create the canary's workspace: " + e);
         }
+        List<String> argv = List.of();
         try {
             BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier() == IsolationTier.CONTAINER);
             Launch launch = rung.prepare(CANARY, binds, Map.of(), timeout);
-            List<String> argv = launch.argv();
+            argv = launch.argv();
+            argvSeen.set(argv);
             Supervisor.Outcome o = Supervisor.run(launch, timeout, CANARY_CAP);
             long ms = o.elapsed().toMillis();
             if (o.exitCode() == 0 && !o.killed()) {
-                return new Attempt(rung, detail + "; canary /bin/true exited 0 in " + ms + " ms", argv);
+                return new Run(argv, o.elapsed(), null);
             }
             String said = firstLines(o.stderr().text().isBlank() ? o.stdout().text() : o.stderr().text());
-            return Attempt.skip(detail + "; canary failed: "
+            return Run.failed(argv, "canary failed: "
                     + (o.timedOut() ? "timed out after " + ms + " ms" : "exit " + o.exitCode())
                     + (said.isEmpty() ? "" : ": " + said));
         } catch (UncheckedIOException | IllegalArgumentException | IOException e) {
-            return Attempt.skip(detail + "; canary could not run: " + e.getMessage());
+            return Run.failed(argv, "canary could not run: " + e.getMessage());
         } finally {
             deleteTree(dir);
+        }
+    }
+
+    /** One canary run: its command line, and its time if it passed or else what went wrong. */
+    private record Run(List<String> argv, Duration elapsed, String problem) {
+        static Run failed(List<String> argv, String problem) {
+            return new Run(argv, Duration.ZERO, problem);
         }
     }
 
@@ -249,12 +411,6 @@ public final class Ladder {
             });
         } catch (IOException e) {
             // as above
-        }
-    }
-
-    private record Attempt(Rung rung, String why, List<String> canaryArgv) {
-        static Attempt skip(String why) {
-            return new Attempt(null, why, List.of());
         }
     }
 }

@@ -1,24 +1,35 @@
 package dev.toolyard.sandbox.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.IsolationTier;
 import dev.toolyard.sandbox.Hosts;
 import dev.toolyard.sandbox.ResourceLimits;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 class LadderTest {
+    private static final String STARTED_LOWER = "the application started the ladder at bubblewrap";
     private static final Map<String, String> CLIENT_ENV = ContainerCommand.clientEnvironment("/root", Optional.empty());
     private static final Ladder.Host ROOT = new Ladder.Host(true, new SandboxIds(2147450880, 2147450880, 4), Optional.empty());
 
     @Test
     void withNothingVisibleEveryRungIsSkippedAndEveryLimitIsUnenforced() {
-        Ladder.Climb c = Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT);
+        Ladder.Climb c = Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
 
         assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
         assertThat(c.rung()).isEmpty();
@@ -33,9 +44,9 @@ class LadderTest {
         Function<String, Optional<Path>> relative = name -> Optional.of(Path.of("bin", name));
         Function<String, Optional<Path>> nulls = name -> null;
 
-        assertThat(Ladder.climb(relative, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT).steps().get(2).why())
+        assertThat(Ladder.climb(relative, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT, IsolationTier.CONTAINER).steps().get(2).why())
                 .startsWith("bwrap not found");
-        assertThat(Ladder.climb(nulls, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT).steps().get(2).why())
+        assertThat(Ladder.climb(nulls, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT, IsolationTier.CONTAINER).steps().get(2).why())
                 .startsWith("bwrap not found");
     }
 
@@ -43,7 +54,7 @@ class LadderTest {
     void aHelperOutsideTheBoundRuntimeSkipsTheRungAndSaysWhy() {
         Function<String, Optional<Path>> which = name -> Optional.of(Path.of(name.equals("setpriv") ? "/opt/x/setpriv" : "/usr/bin/" + name));
 
-        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT);
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
 
         assertThat(c.steps().get(2).why()).startsWith("setpriv at /opt/x/setpriv lies outside the runtime the sandbox binds (/usr)");
         assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
@@ -53,7 +64,7 @@ class LadderTest {
     void asRootWithoutSetprivTheBubblewrapRungIsNotUsedRatherThanRunTheCommandAsRoot() {
         Function<String, Optional<Path>> which = name -> name.equals("setpriv") ? Optional.empty() : Optional.of(Path.of("/usr/bin/" + name));
 
-        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT);
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
 
         assertThat(c.steps().get(2).why()).isEqualTo("setpriv not found (apt-get install util-linux); running as root, "
                 + "the command must switch to a sandbox uid, so the rung is not used");
@@ -64,7 +75,7 @@ class LadderTest {
     void withoutDashTheBubblewrapRungIsSkippedBecauseTheLauncherReliesOnItsUlimit() {
         Function<String, Optional<Path>> which = name -> name.equals("dash") ? Optional.empty() : Optional.of(Path.of("/usr/bin/" + name));
 
-        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT);
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), null, CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
 
         assertThat(c.steps().get(2).why()).startsWith("dash not found");
     }
@@ -76,10 +87,120 @@ class LadderTest {
         Hosts.require(Hosts.hiding().apply("podman").isPresent(), "podman is not installed (apt-get install podman runc)");
 
         Ladder.Climb c = Ladder.climb(Hosts.hiding("docker", "bwrap"), ResourceLimits.defaults(),
-                "localhost/toolyard-no-such-image:0", CLIENT_ENV, ROOT);
+                "localhost/toolyard-no-such-image:0", CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
 
         assertThat(c.steps().get(0).taken()).isFalse();
         assertThat(c.steps().get(0).why()).contains("canary failed: exit 125");
         assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
+    }
+
+    @Test
+    void startingAtBubblewrapSkipsBothContainerRungsInTheApplicationsWordsWithoutLookingForAnEngine() {
+        List<String> asked = Collections.synchronizedList(new ArrayList<>());
+        Function<String, Optional<Path>> which = name -> {
+            asked.add(name);
+            return Optional.empty();
+        };
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT, IsolationTier.BWRAP);
+
+        assertThat(c.steps()).extracting(Ladder.Step::name).containsExactly("podman", "docker", "bwrap");
+        assertThat(c.steps().subList(0, 2)).extracting(Ladder.Step::why).containsOnly(STARTED_LOWER);
+        assertThat(c.steps().get(2).why()).startsWith("bwrap not found");
+        assertThat(asked).as("no engine is looked up above where the ladder starts").doesNotContain("podman", "docker", "runc")
+                .contains("bwrap");
+        assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
+    }
+
+    @Test
+    void startingAtTheContainerIsTheWholeLadderAndAsksForEveryEngine() {
+        List<String> asked = Collections.synchronizedList(new ArrayList<>());
+        Function<String, Optional<Path>> which = name -> {
+            asked.add(name);
+            return Optional.empty();
+        };
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
+
+        assertThat(asked).contains("podman", "docker", "bwrap");
+        assertThat(c.steps()).extracting(Ladder.Step::why).noneMatch(why -> why.contains("started the ladder"));
+    }
+
+    @Test
+    void theLadderNeverStartsBelowBubblewrap() {
+        assertThatThrownBy(() -> Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), null, CLIENT_ENV, ROOT,
+                IsolationTier.UNAVAILABLE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("never below bubblewrap");
+        assertThatThrownBy(() -> Ladder.survey(name -> Optional.empty(), ResourceLimits.defaults(), null, CLIENT_ENV, ROOT,
+                IsolationTier.UNAVAILABLE)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @Tag("isolation")
+    void aSurveyRunsEveryRungsCanaryFiveTimesAndMarksTheFirstThatPassedAsTaken() {
+        Hosts.require(Hosts.hiding().apply("podman").isPresent(), "podman is not installed (apt-get install podman runc)");
+        Hosts.require(Hosts.hiding().apply("bwrap").isPresent(), "bubblewrap is not installed (apt-get install bubblewrap)");
+
+        Ladder.Climb c = Ladder.survey(Hosts.hiding("docker"), Hosts.LIMITS, Hosts.IMAGE, CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
+
+        Hosts.require(c.tier() == IsolationTier.CONTAINER, "the container rung did not pass: " + c.steps());
+        Ladder.Step podman = c.steps().get(0);
+        Ladder.Step docker = c.steps().get(1);
+        Ladder.Step bwrap = c.steps().get(2);
+        assertThat(podman.taken()).isTrue();
+        assertThat(podman.canaryTimes()).hasSize(Ladder.SURVEY_RUNS).allMatch(t -> t.compareTo(Duration.ZERO) > 0);
+        assertThat(podman.why()).contains("canary /bin/true exited 0 on each of 5 runs, median ");
+        assertThat(podman.canaryArgv()).contains("--pull=never", "--network=none").endsWith("/bin/true");
+        assertThat(docker.why()).isEqualTo("docker not found");
+        assertThat(docker.canaryTimes()).isEmpty();
+        assertThat(bwrap.taken()).as("below the rung taken").isFalse();
+        assertThat(bwrap.rung()).as("but probed, and it passed").isPresent();
+        assertThat(bwrap.canaryTimes()).hasSize(Ladder.SURVEY_RUNS);
+        assertThat(bwrap.why()).endsWith("; not taken: podman is higher on the ladder");
+        assertThat(bwrap.canaryArgv()).contains("--unshare-pid", "--unshare-net").endsWith("/bin/true");
+        assertThat(c.canaryArgv()).isEqualTo(podman.canaryArgv());
+    }
+
+    @Test
+    @Tag("isolation")
+    void theLadderRunsEachCanaryOnceAndLeavesTheRungsBelowTheOneTakenUnprobed() {
+        Hosts.require(Hosts.hiding().apply("bwrap").isPresent(), "bubblewrap is not installed (apt-get install bubblewrap)");
+
+        Ladder.Climb c = Ladder.climb(Hosts.hiding("podman", "docker"), Hosts.LIMITS, Hosts.IMAGE, CLIENT_ENV, ROOT,
+                IsolationTier.BWRAP);
+
+        Hosts.require(c.tier() == IsolationTier.BWRAP, "the bubblewrap rung did not pass: " + c.steps());
+        assertThat(c.steps().subList(0, 2)).extracting(Ladder.Step::why).containsOnly(STARTED_LOWER);
+        assertThat(c.steps().get(2).taken()).isTrue();
+        assertThat(c.steps().get(2).canaryTimes()).hasSize(1);
+        assertThat(c.steps().get(2).why()).containsPattern("canary /bin/true exited 0 in \\d+ ms$");
+    }
+
+    @Test
+    @Tag("isolation")
+    @Timeout(60) // a hang guard only: the survey itself must give up on the engine after 2 s
+    void anEngineThatHangsIsAbandonedAtItsDeadlineAndTheSurveyGoesOnToTheNextRung(@TempDir Path dir) throws IOException {
+        Hosts.require(Hosts.hiding().apply("bwrap").isPresent(), "bubblewrap is not installed (apt-get install bubblewrap)");
+        // An engine whose client never answers, neither to run nor to the rm -f that stops a run: a daemon
+        // that stopped answering its socket. It stands in for the engine only here, to show the deadline.
+        Path engine = dir.resolve("docker");
+        Files.writeString(engine, "#!/bin/sh\nwhile :; do sleep 1; done\n");
+        Files.setPosixFilePermissions(engine, PosixFilePermissions.fromString("rwx------"));
+        Function<String, Optional<Path>> host = Hosts.hiding("podman");
+        Function<String, Optional<Path>> which = name -> name.equals("docker") ? Optional.of(engine) : host.apply(name);
+        Ladder.Mode quick = new Ladder.Mode(true, 3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(1));
+
+        try {
+            Ladder.Climb c = Ladder.climb(which, Hosts.LIMITS, Hosts.IMAGE, CLIENT_ENV, ROOT, IsolationTier.CONTAINER, quick);
+
+            Ladder.Step docker = c.steps().get(1);
+            assertThat(docker.why()).contains("canary abandoned: no answer within 2 s (the engine hangs?) (run 1 of 3)");
+            assertThat(docker.canaryArgv()).as("the command line that hung").startsWith(engine.toString()).contains("run", "--pull=never");
+            assertThat(docker.rung()).isEmpty();
+            assertThat(c.steps().get(2).taken()).as("the survey went on to bubblewrap").isTrue();
+        } finally {
+            for (long pid : Hosts.processesMentioning(dir.toString())) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // the rm -f the deadline left behind
+            }
+        }
     }
 }

@@ -1,0 +1,57 @@
+package dev.toolyard.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolyard.IsolationTier;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TierOptionTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void containerAndBubblewrapAreTheOnlyValuesAndContainerIsTheDefault() {
+        TierOption option = new TierOption();
+        assertThat(option.startAt()).isEqualTo(IsolationTier.CONTAINER);
+        option.tier = "bubblewrap";
+        assertThat(option.startAt()).isEqualTo(IsolationTier.BWRAP);
+        for (String bad : new String[] {"unavailable", "none", "Container", "bwrap ", ""}) {
+            option.tier = bad;
+            assertThatThrownBy(option::startAt).as(bad).isInstanceOf(Main.UserError.class)
+                    .hasMessageStartingWith("--tier must be container or bubblewrap, got '" + bad + "'");
+        }
+    }
+
+    @Test
+    void anInvalidTierOnEveryCommandThatBuildsASandboxIsExitTwoWithOneLineAndNothingRun() {
+        String[][] commands = {
+            {"doctor", "--tier", "none"},
+            {"demo", "--tier", "none", "--dir", tmp.resolve("demo").toString()},
+            {"call", "--tier", "none", "--workspace", tmp.toString(), "--tool", "run_command", "--args",
+                "{\"argv\":[\"/usr/bin/touch\",\"ran\"]}", "--store", tmp.resolve("calls.db").toString()},
+        };
+        for (String[] args : commands) {
+            CliRun r = CliRun.of(args);
+
+            assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(Main.USAGE);
+            assertThat(r.err()).isEqualTo("toolyard: --tier must be container or bubblewrap, got 'none' (below bubblewrap "
+                    + "the ladder only refuses: nothing ever runs unisolated)\n");
+            assertThat(r.out()).isEmpty();
+        }
+        assertThat(tmp.resolve("demo")).doesNotExist();
+        assertThat(tmp.resolve("ran")).doesNotExist();
+        assertThat(tmp.resolve("calls.db")).doesNotExist();
+    }
+
+    @Test
+    void everyCommandThatBuildsASandboxListsTheOptionInItsHelp() {
+        for (String command : new String[] {"doctor", "demo", "call"}) {
+            CliRun r = CliRun.of(command, "--help");
+
+            assertThat(r.out()).as(command).contains("--tier=TIER").contains("container").contains("bubblewrap");
+        }
+    }
+}
