@@ -1,6 +1,7 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.EgressClass;
+import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
@@ -28,6 +29,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import reactor.core.publisher.Mono;
@@ -63,8 +65,12 @@ final class McpCommand implements Callable<Integer> {
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
     String image = Hosts.DEFAULT_IMAGE;
 
+    @Mixin
+    TierOption tier;
+
     @Override
     public Integer call() throws Exception {
+        IsolationTier startAt = tier.startAt(); // a wrong --tier is a user mistake, said before serving
         PrintWriter err = spec.commandLine().getErr();
         if (!Files.isDirectory(workspace)) {
             throw new Main.UserError("workspace " + workspace + " is not an existing directory");
@@ -90,7 +96,7 @@ final class McpCommand implements Callable<Integer> {
         // From here on standard output is the protocol's alone; anything that prints goes to stderr.
         PrintStream protocol = System.out;
         System.setOut(System.err);
-        TieredSandbox sandbox = TieredSandbox.builder().containerImage(image).build();
+        TieredSandbox sandbox = Hosts.sandbox(image, startAt);
         CountDownLatch sessionClosed = new CountDownLatch(1);
         try (JdbcToolCallStore recordStore = JdbcToolCallStore.sqlite(records)) {
             ToolRegistry registry = Toolbox.registry(sandbox, allowHosts, Resolver.system());

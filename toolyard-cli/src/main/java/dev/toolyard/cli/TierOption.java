@@ -6,8 +6,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code --tier}: where the isolation ladder starts, on every command that builds a sandbox. The
  * value is checked when the command runs, so a wrong one is one line and exit 2, like every other
- * mistake a user can make. Every command that builds a sandbox mixes it in (doctor, demo, call); an
- * {@code mcp} command, when one is added, should too.
+ * mistake a user can make. Every command that builds a sandbox mixes it in (doctor, demo, call, mcp).
  */
 final class TierOption {
     @Option(names = "--tier", paramLabel = "TIER", description = "Where the isolation ladder starts: container "

@@ -32,6 +32,7 @@ class TierOptionTest {
             {"demo", "--tier", "none", "--dir", tmp.resolve("demo").toString()},
             {"call", "--tier", "none", "--workspace", tmp.toString(), "--tool", "run_command", "--args",
                 "{\"argv\":[\"/usr/bin/touch\",\"ran\"]}", "--store", tmp.resolve("calls.db").toString()},
+            {"mcp", "--tier", "none", "--workspace", tmp.toString(), "--store", tmp.resolve("mcp.db").toString()},
         };
         for (String[] args : commands) {
             CliRun r = CliRun.of(args);
@@ -44,11 +45,12 @@ class TierOptionTest {
         assertThat(tmp.resolve("demo")).doesNotExist();
         assertThat(tmp.resolve("ran")).doesNotExist();
         assertThat(tmp.resolve("calls.db")).doesNotExist();
+        assertThat(tmp.resolve("mcp.db")).doesNotExist();
     }
 
     @Test
     void everyCommandThatBuildsASandboxListsTheOptionInItsHelp() {
-        for (String command : new String[] {"doctor", "demo", "call"}) {
+        for (String command : new String[] {"doctor", "demo", "call", "mcp"}) {
             CliRun r = CliRun.of(command, "--help");
 
             assertThat(r.out()).as(command).contains("--tier=TIER").contains("container").contains("bubblewrap");
