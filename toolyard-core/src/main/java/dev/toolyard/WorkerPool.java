@@ -15,7 +15,8 @@ import java.util.concurrent.locks.LockSupport;
  * worker is reused first. A worker goes back to the idle list <em>before</em> it gives its handler slot
  * back, so the number of busy workers never exceeds the slots held: there are never more threads than
  * {@link HandlerSlots} allows, and a caller holding a slot always finds an idle worker or room for a new
- * one. Lock-free; thread-safe.
+ * one. A task that is a {@link Deferred} has its outcome published only after that, so the caller it
+ * wakes never finds its own slot still held. Lock-free; thread-safe.
  */
 final class WorkerPool {
     static final long KEEP_ALIVE_SECONDS = 60;
@@ -26,6 +27,12 @@ final class WorkerPool {
         t.setDaemon(true);
         return t;
     };
+
+    /** A task whose outcome the worker publishes itself, once it is idle and its slot is back. */
+    interface Deferred extends Runnable {
+        /** Makes the outcome {@link #run} computed visible to its caller. */
+        void publish();
+    }
 
     private final ThreadFactory threads;
     private final ConcurrentLinkedDeque<Worker> idle = new ConcurrentLinkedDeque<>();
@@ -124,6 +131,9 @@ final class WorkerPool {
                         idle.offerFirst(this);
                     }
                     held.release(); // after going idle, so busy workers never outnumber held slots
+                    if (next instanceof Deferred deferred) {
+                        deferred.publish(); // last: a caller woken by it finds its slot already back
+                    }
                 }
             } finally {
                 idle.remove(this);
