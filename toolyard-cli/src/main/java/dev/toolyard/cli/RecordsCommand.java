@@ -63,7 +63,8 @@ final class RecordsCommand implements Callable<Integer> {
                         .put("argumentsRedacted", r.argumentsRedacted())
                         .put("summary", r.summary())
                         .put("startedAt", r.startedAt().toString())
-                        .put("durationNanos", r.duration().toNanos());
+                        .put("durationNanos", r.duration().toNanos())
+                        .put("approver", r.approver());
             }
             out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(array));
             return 0;

@@ -1,6 +1,8 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.HandlerMode;
+import dev.toolyard.RiskClass;
+import dev.toolyard.spi.ApprovalGate;
 import dev.toolyard.spi.Sandbox;
 import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolExecutor;
@@ -10,23 +12,35 @@ import dev.toolyard.builtins.Resolver;
 import java.util.List;
 import java.util.Set;
 
-/** The five built-in tools, registered and allowlisted, behind one executor. */
+/**
+ * The five built-in tools, registered and allowlisted, behind one executor; with a gate, every tool that
+ * writes or runs ({@code write_file}, {@code run_command}) needs its approval.
+ */
 final class Toolbox {
     static final Set<String> BUILTINS = Set.of("read_file", "write_file", "list_dir", "run_command", "http_fetch");
 
     private Toolbox() {}
 
     static ToolExecutor executor(Sandbox sandbox, ToolCallStore store, List<String> allowedHosts, Resolver resolver) {
+        return executor(sandbox, store, allowedHosts, resolver, null);
+    }
+
+    /** @param gate asked before a tool of risk class WRITE or above runs; {@code null} for no approval at all */
+    static ToolExecutor executor(Sandbox sandbox, ToolCallStore store, List<String> allowedHosts, Resolver resolver,
+            ApprovalGate gate) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(BuiltinTools.readFile());
         registry.register(BuiltinTools.writeFile());
         registry.register(BuiltinTools.listDir());
         registry.register(BuiltinTools.runCommand(sandbox));
         registry.register(BuiltinTools.httpFetch(allowedHosts, resolver));
-        return ToolExecutor.builder(registry, sandbox)
+        ToolExecutor.Builder b = ToolExecutor.builder(registry, sandbox)
                 .allowlist(BUILTINS)
                 .store(store)
-                .handlerMode(HandlerMode.HANDOFF)
-                .build();
+                .handlerMode(HandlerMode.HANDOFF);
+        if (gate != null) {
+            b.requireApprovalFrom(RiskClass.WRITE).approvalGate(gate);
+        }
+        return b.build();
     }
 }
