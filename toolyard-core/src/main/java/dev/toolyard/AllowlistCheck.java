@@ -3,7 +3,7 @@ package dev.toolyard;
 import java.util.Set;
 
 /**
- * Position 1: the tool must be on the executor's allowlist ({@code not_allowlisted}, never
+ * Position 2: the tool must be on the executor's allowlist ({@code not_allowlisted}, never
  * re-approvable), then inside the invocation's approved tools ({@code not_approved}); the effective set
  * is the intersection, so approval only narrows. Immutable; thread-safe.
  */
@@ -16,7 +16,7 @@ final class AllowlistCheck implements Check<ResolvedTool, ResolvedTool> {
 
     @Override
     public int position() {
-        return 1;
+        return 2;
     }
 
     @Override

@@ -38,6 +38,7 @@ final class Call {
     private Reason refusal;
     private String refusalDetail;
     private ToolCallEvent event;
+    private String approver = "";
 
     Call(ToolCallRequest request, ToolContext context) {
         this.request = request;
@@ -92,6 +93,16 @@ final class Call {
 
     void resolved(Tool tool) {
         this.tool = tool;
+    }
+
+    /** Notes the reviewer who answered the approval gate, clipped like a name. */
+    void reviewedBy(String reviewer) {
+        this.approver = Text.clip(reviewer, MAX_NAME_CHARS);
+    }
+
+    /** @return the reviewer who answered the approval gate; {@code ""} when none did */
+    String approver() {
+        return approver;
     }
 
     /** @return the tool, once the registry check found it; {@code null} for an unknown tool */

@@ -7,7 +7,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Position 4: isolation before paths. A tool that requires isolation on a host with no tier is refused
+ * Position 5: isolation before paths. A tool that requires isolation on a host with no tier is refused
  * ({@code isolation_unavailable}) before its paths are resolved; then every declared path argument is
  * resolved by the path policy and must land inside the workspace ({@code path_escape}). The handler
  * gets the resolved path, in {@link ToolArgs#path} and as the argument's string. Immutable; thread-safe.
@@ -23,7 +23,7 @@ final class ContainmentCheck implements Check<ParsedArgs, ContainedArgs> {
 
     @Override
     public int position() {
-        return 4;
+        return 5;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.toolyard;
 
 import dev.toolyard.internal.Deadlines;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -57,7 +58,7 @@ final class HandlerRunner {
     private Outcome handedOff(ToolHandler handler, ToolArgs args, ToolContext context, long limitNanos,
             HandlerSlots.Slot slot) {
         long begin = System.nanoTime();
-        FutureTask<ToolOutput> task = new FutureTask<>(() -> handler.handle(args, context));
+        Handoff task = new Handoff(() -> handler.handle(args, context));
         try {
             pool.execute(task, slot);
         } catch (RejectedExecutionException e) {
@@ -76,6 +77,40 @@ final class HandlerRunner {
             task.cancel(true);
             Thread.currentThread().interrupt();
             return Outcome.thrown(e);
+        }
+    }
+
+    /**
+     * A handed-off handler's task whose outcome the worker publishes only after giving the slot back
+     * ({@link WorkerPool.Deferred}). {@link FutureTask#run} ends in {@code set} or {@code setException}; here
+     * those only keep the outcome, and {@link #publish} completes the future. A task cancelled at its
+     * deadline meanwhile stays cancelled: the late outcome is dropped, as before.
+     */
+    private static final class Handoff extends FutureTask<ToolOutput> implements WorkerPool.Deferred {
+        private ToolOutput value;
+        private Throwable failure;
+
+        Handoff(Callable<ToolOutput> callable) {
+            super(callable);
+        }
+
+        @Override
+        protected void set(ToolOutput v) {
+            value = v; // read by publish on the same worker thread
+        }
+
+        @Override
+        protected void setException(Throwable t) {
+            failure = t;
+        }
+
+        @Override
+        public void publish() {
+            if (failure != null) {
+                super.setException(failure);
+            } else {
+                super.set(value);
+            }
         }
     }
 }

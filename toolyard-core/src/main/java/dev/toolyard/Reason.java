@@ -87,6 +87,18 @@ public final class Reason {
     /** The call ran past its deadline; the detail states elapsed time against the limit. */
     public static final Reason TIMEOUT = core("TIMEOUT", ToolStatus.TIMEOUT);
 
+    // Refusals of rounds, budgets and the approval gate (added after version 1, so they come last in
+    // values(); in the walk they stand: round_limit before the registry, budget_exhausted right after it,
+    // approval_denied and approval_timeout last, before the handler).
+    /** The call came past {@code maxCallsPerRound} in one round; it was never looked up; retry with fewer calls. */
+    public static final Reason ROUND_LIMIT = core("ROUND_LIMIT", ToolStatus.REFUSED);
+    /** The invocation has used its call budget or its wall-clock budget. */
+    public static final Reason BUDGET_EXHAUSTED = core("BUDGET_EXHAUSTED", ToolStatus.REFUSED);
+    /** The approval gate denied the call, failed, answered {@code null}, or no gate is configured. */
+    public static final Reason APPROVAL_DENIED = core("APPROVAL_DENIED", ToolStatus.REFUSED);
+    /** The approval gate did not answer within the executor's approval timeout. */
+    public static final Reason APPROVAL_TIMEOUT = core("APPROVAL_TIMEOUT", ToolStatus.REFUSED);
+
     private final String name;
     private final String wireName;
     private final ToolStatus status;

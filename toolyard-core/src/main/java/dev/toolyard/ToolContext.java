@@ -4,16 +4,21 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
  * What one invocation (one agent turn or trajectory) allows: its id, its workspace, its timeout per
- * call, the tools approved for it, its egress ceiling and its clock.
+ * call, the tools approved for it, its egress ceiling, its budgets and its clock.
  *
  * <p>Defaults: timeout {@value #DEFAULT_TIMEOUT_SECONDS} s; approved tools: no narrowing beyond the
  * executor's allowlist; egress ceiling {@link EgressClass#NONE} (a tool that reaches the network must be
- * allowed explicitly); the system UTC clock. Immutable. Thread-safe.
+ * allowed explicitly); no call budget and no wall-clock budget; the system UTC clock. Immutable.
+ * Thread-safe.
+ *
+ * <p>Budgets are counted by each {@link ToolExecutor} per invocation id (see
+ * {@link ToolExecutor.Builder#budgetRetention}): contexts built again with the same id share one count.
  */
 public final class ToolContext {
     /** The timeout of a call when the context names none. */
@@ -27,8 +32,12 @@ public final class ToolContext {
     private final Set<String> approvedTools;
     private final EgressClass egressCeiling;
     private final Clock clock;
+    private final int callBudget;
+    private final Duration timeBudget;
 
     private ToolContext(Builder b) {
+        this.callBudget = b.callBudget;
+        this.timeBudget = b.timeBudget;
         this.invocationId = b.invocationId;
         this.workspace = b.workspace;
         this.timeout = b.timeout;
@@ -81,9 +90,24 @@ public final class ToolContext {
         return egressCeiling;
     }
 
-    /** @return the clock used for record timestamps; never {@code null} */
+    /** @return the clock used for record timestamps and the wall-clock budget; never {@code null} */
     public Clock clock() {
         return clock;
+    }
+
+    /** @return how many calls this invocation may make in all, or empty for no call budget */
+    public OptionalInt callBudget() {
+        return callBudget == 0 ? OptionalInt.empty() : OptionalInt.of(callBudget);
+    }
+
+    /** @return how long this invocation may make calls, from its first call, or empty for no wall-clock budget */
+    public Optional<Duration> timeBudget() {
+        return Optional.ofNullable(timeBudget);
+    }
+
+    /** @return whether either budget is set */
+    boolean budgeted() {
+        return callBudget != 0 || timeBudget != null;
     }
 
     /** Builds a {@link ToolContext}. Not thread-safe. */
@@ -94,6 +118,8 @@ public final class ToolContext {
         private Set<String> approvedTools;
         private EgressClass egressCeiling = EgressClass.NONE;
         private Clock clock = Clock.systemUTC();
+        private int callBudget;
+        private Duration timeBudget;
 
         private Builder(String invocationId, SandboxPaths workspace) {
             Objects.requireNonNull(invocationId, "invocationId");
@@ -153,6 +179,41 @@ public final class ToolContext {
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * A total call budget for the invocation: a call past it is refused {@code budget_exhausted} and
+         * recorded. Every call that names a registered tool counts, whatever its outcome (unknown tools and
+         * calls cut by a round's limit do not), so a model cannot spend it on refusals for free.
+         *
+         * @param calls how many calls the invocation may make, at least 1; default none (no budget)
+         * @return this builder
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder callBudget(int calls) {
+            if (calls < 1) {
+                throw new IllegalArgumentException("callBudget must be at least 1, got " + calls);
+            }
+            this.callBudget = calls;
+            return this;
+        }
+
+        /**
+         * A wall-clock budget for the invocation, measured by this context's clock from the first call the
+         * executor saw for the invocation id: a call that arrives later is refused {@code budget_exhausted}
+         * and recorded. A call that starts inside the budget runs under its own timeout.
+         *
+         * @param budget how long the invocation may make calls; positive; default none (no budget)
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder timeBudget(Duration budget) {
+            Objects.requireNonNull(budget, "budget");
+            if (budget.isNegative() || budget.isZero()) {
+                throw new IllegalArgumentException("timeBudget must be positive, got " + budget);
+            }
+            this.timeBudget = budget;
             return this;
         }
 

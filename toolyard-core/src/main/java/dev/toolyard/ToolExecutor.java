@@ -1,9 +1,11 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ApprovalGate;
 import dev.toolyard.spi.IsolatedRunner;
 import dev.toolyard.spi.PathPolicy;
 import dev.toolyard.spi.ToolCallObserver;
 import dev.toolyard.spi.ToolCallStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -12,21 +14,26 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * Runs every tool call a model asks for, and records it. {@link #execute} walks one declared sequence of
- * checks, each its own class handing the next a richer type: registry ({@code unknown_tool}), allowlist
- * ({@code not_allowlisted}, then {@code not_approved}), schema ({@code args_invalid}), egress
- * ({@code egress_not_permitted}), containment ({@code isolation_unavailable}, then {@code path_escape}) and
- * capacity ({@code tool_saturated}). The first check that fails names the reason; only a call that passes
- * all of them reaches its handler, with its path arguments resolved, under a mandatory deadline (see
+ * checks, each its own class handing the next a richer type: registry ({@code unknown_tool}), budgets
+ * ({@code budget_exhausted}), allowlist ({@code not_allowlisted}, then {@code not_approved}), schema
+ * ({@code args_invalid}), egress ({@code egress_not_permitted}), containment ({@code isolation_unavailable},
+ * then {@code path_escape}), capacity ({@code tool_saturated}) and approval ({@code approval_denied},
+ * {@code approval_timeout}). The first check that fails names the reason; only a call that passes all of
+ * them reaches its handler, with its path arguments resolved, under a mandatory deadline (see
  * {@link HandlerMode}). Its output is capped; its exceptions become {@code handler_error}. Every call is
- * recorded, refusals included, and observers hear of it.
+ * recorded, refusals included, and observers hear of it. {@link #executeRound} runs one model turn's calls
+ * concurrently, at most {@code maxCallsPerRound} of them ({@code round_limit} for the rest, before the
+ * registry).
  *
- * <p>Nothing a model sends makes {@code execute} throw. It throws only {@link StoreFailureException},
- * when the store cannot record, {@link IllegalStateException} after {@link #close}, and
- * {@link NullPointerException} for {@code null} arguments.
+ * <p>Nothing a model sends makes {@code execute} or {@code executeRound} throw. They throw only
+ * {@link StoreFailureException}, when the store cannot record, {@link IllegalStateException} after
+ * {@link #close}, and {@link NullPointerException} for {@code null} arguments.
  *
  * <p>Thread-safe; the hot path takes no lock. Defaults: content cap 65,536 UTF-8 bytes, summary cap
  * 4,096 bytes, arguments up to 1 MiB, {@link HandlerMode#BY_TOOL}, at most 64 running or abandoned
- * handed-off handlers per tool and 256 in all, no observer.
+ * handed-off handlers per tool and 256 in all, no observer, 32 calls per round on up to 8 lanes, no
+ * approval gate (so no tool that needs approval may be allowlisted), an approval timeout of 5 minutes,
+ * budgets kept 24 hours past an invocation's last call for up to 100,000 invocations.
  */
 public final class ToolExecutor implements AutoCloseable {
     /** Default cap on the content a model sees, in UTF-8 bytes, truncation label included. */
@@ -43,25 +50,45 @@ public final class ToolExecutor implements AutoCloseable {
     public static final int DEFAULT_MAX_HANDLERS_PER_TOOL = 64;
     /** Default bound on all running and abandoned handed-off handlers of one executor. */
     public static final int DEFAULT_MAX_HANDLERS = 256;
+    /** Default most calls of one round that run; the rest are refused {@code round_limit}. */
+    public static final int DEFAULT_MAX_CALLS_PER_ROUND = 32;
+    /** Default most calls of one round that run at once. */
+    public static final int DEFAULT_ROUND_PARALLELISM = 8;
+    /** Default wait for the approval gate's answer: 5 minutes. */
+    public static final Duration DEFAULT_APPROVAL_TIMEOUT = Duration.ofMinutes(5);
+    /** Default time a budgeted invocation's count is kept after its last call: 24 hours. */
+    public static final Duration DEFAULT_BUDGET_RETENTION = Duration.ofHours(24);
+    /** Default most budgeted invocations whose counts one executor keeps at once. */
+    public static final int DEFAULT_MAX_BUDGETED_INVOCATIONS = 100_000;
+    private static final ToolCallRequest NO_REQUEST = ToolCallRequest.of("", "");
 
     private final Walk<Call, Admitted> checks;
     private final CallRecorder recorder;
     private final HandlerRunner runner;
     private final WorkerPool workers;
+    private final RoundRunner rounds;
+    private final int maxCallsPerRound;
     private volatile boolean closed;
 
     private ToolExecutor(Builder b) {
         IsolationTier hostTier = b.paths instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
+        // round_limit comes before this walk: executeRound refuses calls past the limit unlooked-up.
         this.checks = Walk.first(new RegistryCheck(b.registry))    // unknown_tool
+                .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations))) // budget_exhausted
                 .then(new AllowlistCheck(b.allowlist))               // not_allowlisted, not_approved
                 .then(new SchemaCheck(b.maxArgumentBytes))           // args_invalid
                 .then(new EgressCheck())                             // egress_not_permitted
                 .then(new ContainmentCheck(b.paths, hostTier))       // isolation_unavailable, path_escape
-                .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)); // tool_saturated
+                .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)) // tool_saturated
+                .then(b.approval());                                 // approval_denied, approval_timeout
         this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes),
                 new Observers(b.observers, hostTier));
         this.workers = new WorkerPool(b.threads);
         this.runner = new HandlerRunner(workers);
+        // A round never holds more handler slots than one tool may have, so a round alone cannot saturate a tool.
+        this.rounds = new RoundRunner(Math.min(b.roundParallelism, b.maxHandlersPerTool), b.maxHandlers,
+                RoundRunner.LANE_THREADS);
+        this.maxCallsPerRound = b.maxCallsPerRound;
     }
 
     /**
@@ -108,6 +135,55 @@ public final class ToolExecutor implements AutoCloseable {
     }
 
     /**
+     * Runs one model turn's calls, concurrently on at most {@code roundParallelism} lanes (the caller's
+     * thread among them; capped at {@code maxHandlersPerTool}), and returns exactly one result per request,
+     * in request order, each recorded. The first {@code maxCallsPerRound} requests run as {@link #execute}
+     * would run them; every later one is refused {@code round_limit} without being looked up, its detail
+     * telling the model to ask again with fewer calls; a {@code null} element is refused
+     * {@code unknown_tool}. The list is read once, at the start. Never throws for anything the model
+     * controls.
+     *
+     * @param requests the turn's calls, in the model's order; never {@code null}; may be empty
+     * @param context the invocation's context; never {@code null}
+     * @return one result per request, in request order; unmodifiable; never {@code null}
+     * @throws StoreFailureException if the store cannot record a call (once every call taken has ended)
+     * @throws IllegalStateException if this executor is closed
+     */
+    public List<ToolResult> executeRound(List<ToolCallRequest> requests, ToolContext context) {
+        Objects.requireNonNull(requests, "requests");
+        Objects.requireNonNull(context, "context");
+        if (closed) {
+            throw new IllegalStateException("this ToolExecutor is closed");
+        }
+        Object[] calls = requests.toArray(); // one read: a list changed meanwhile changes nothing here
+        int count = calls.length;
+        if (count == 0) {
+            return List.of();
+        }
+        String overLimit = "this round asked for " + count + " calls; at most " + maxCallsPerRound
+                + " run in one round and the first " + maxCallsPerRound + " did: ask for this call again in a"
+                + " later round, with fewer calls per round";
+        ToolResult[] results = rounds.run(count, i -> {
+            if (!(calls[i] instanceof ToolCallRequest request)) {
+                return refuseUnlooked(NO_REQUEST, context, Reason.UNKNOWN_TOOL,
+                        "place " + i + " of the round held no tool call");
+            }
+            if (i >= maxCallsPerRound) {
+                return refuseUnlooked(request, context, Reason.ROUND_LIMIT, overLimit);
+            }
+            return execute(request, context);
+        });
+        return List.of(results);
+    }
+
+    /** Refuses a call before any check of the walk: it is recorded, never looked up. */
+    private ToolResult refuseUnlooked(ToolCallRequest request, ToolContext context, Reason reason, String detail) {
+        Call call = new Call(request, context);
+        call.refuse(reason, detail);
+        return recorder.refused(call);
+    }
+
+    /**
      * Stops accepting calls and releases the workers: idle ones end, busy ones are interrupted (a handler
      * that ignores interruption runs on until it returns, its output discarded). Calls already running
      * end as they would. Idempotent.
@@ -116,6 +192,7 @@ public final class ToolExecutor implements AutoCloseable {
     public void close() {
         closed = true;
         workers.close();
+        rounds.close();
     }
 
     /**
@@ -135,6 +212,13 @@ public final class ToolExecutor implements AutoCloseable {
         private int maxHandlers = DEFAULT_MAX_HANDLERS;
         private HandlerMode mode = HandlerMode.BY_TOOL;
         private ThreadFactory threads = WorkerPool.DAEMON_THREADS;
+        private int maxCallsPerRound = DEFAULT_MAX_CALLS_PER_ROUND;
+        private int roundParallelism = DEFAULT_ROUND_PARALLELISM;
+        private ApprovalGate approvalGate;
+        private RiskClass approvalFrom;
+        private Duration approvalTimeout = DEFAULT_APPROVAL_TIMEOUT;
+        private Duration budgetRetention = DEFAULT_BUDGET_RETENTION;
+        private int maxBudgetedInvocations = DEFAULT_MAX_BUDGETED_INVOCATIONS;
 
         private Builder(ToolRegistry registry, PathPolicy paths) {
             this.registry = Objects.requireNonNull(registry, "registry");
@@ -237,6 +321,90 @@ public final class ToolExecutor implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @param calls most calls of one {@link ToolExecutor#executeRound} that run, at least 1; default 32.
+         *     The rest are refused {@code round_limit} and recorded.
+         * @return this builder
+         */
+        public Builder maxCallsPerRound(int calls) {
+            this.maxCallsPerRound = atLeast("maxCallsPerRound", calls, 1);
+            return this;
+        }
+
+        /**
+         * @param lanes most calls of one round that run at once, the caller's thread included, at least 1;
+         *     default 8; capped at {@link #maxHandlersPerTool} so a round alone never saturates a tool
+         * @return this builder
+         */
+        public Builder roundParallelism(int lanes) {
+            this.roundParallelism = atLeast("roundParallelism", lanes, 1);
+            return this;
+        }
+
+        /**
+         * @param gate asked before every call that needs approval runs (see {@link ToolSpec#requiresApproval()}
+         *     and {@link #requireApprovalFrom}); never {@code null}; default none, and then an executor with
+         *     such a tool on its allowlist cannot be built
+         * @return this builder
+         */
+        public Builder approvalGate(ApprovalGate gate) {
+            this.approvalGate = Objects.requireNonNull(gate, "approvalGate");
+            return this;
+        }
+
+        /**
+         * @param riskClass every tool of this risk class or above needs approval, whatever its spec says;
+         *     never {@code null}; default none (only tools declaring {@code requiresApproval} need it)
+         * @return this builder
+         */
+        public Builder requireApprovalFrom(RiskClass riskClass) {
+            this.approvalFrom = Objects.requireNonNull(riskClass, "riskClass");
+            return this;
+        }
+
+        /**
+         * @param timeout how long a call waits for the approval gate's answer before it is refused
+         *     {@code approval_timeout}; positive; default 5 minutes
+         * @return this builder
+         */
+        public Builder approvalTimeout(Duration timeout) {
+            this.approvalTimeout = positive("approvalTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * @param retention how long a budgeted invocation's count is kept after its last call; positive;
+         *     default 24 hours. An invocation that comes back later starts a fresh count, so this should
+         *     exceed the longest pause of an agent task.
+         * @return this builder
+         */
+        public Builder budgetRetention(Duration retention) {
+            this.budgetRetention = positive("budgetRetention", retention);
+            return this;
+        }
+
+        /**
+         * @param invocations most budgeted invocations whose counts are kept at once, at least 1; default
+         *     100,000. A new budgeted invocation past it is refused {@code budget_exhausted}.
+         * @return this builder
+         */
+        public Builder maxBudgetedInvocations(int invocations) {
+            this.maxBudgetedInvocations = atLeast("maxBudgetedInvocations", invocations, 1);
+            return this;
+        }
+
+        private ApprovalCheck approval() {
+            return new ApprovalCheck(approvalGate, approvalFrom, approvalTimeout.toNanos());
+        }
+
+        private static Duration positive(String parameter, Duration value) {
+            Objects.requireNonNull(value, parameter);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(parameter + " must be positive, got " + value);
+            }
+            return value;
+        }
+
         private static int atLeast(String parameter, int value, int floor) {
             if (value < floor) {
                 throw new IllegalArgumentException(parameter + " must be at least " + floor + ", got " + value);
@@ -249,6 +417,7 @@ public final class ToolExecutor implements AutoCloseable {
          * @throws IllegalStateException if the allowlist or the store was not given
          * @throws IllegalArgumentException if the allowlist names a tool that is not registered, or
          *     maxHandlersPerTool is above maxHandlers
+         * @throws IllegalStateException if an allowlisted tool needs approval and no approval gate was given
          */
         public ToolExecutor build() {
             if (allowlist == null) {
@@ -257,9 +426,15 @@ public final class ToolExecutor implements AutoCloseable {
             if (store == null) {
                 throw new IllegalStateException("store is required: every call is recorded");
             }
+            ApprovalCheck approval = approval();
             for (String name : allowlist) {
-                if (registry.get(name) == null) {
+                Tool tool = registry.get(name);
+                if (tool == null) {
                     throw new IllegalArgumentException("allowlist names '" + name + "', which is not registered");
+                }
+                if (approvalGate == null && approval.needsApproval(tool.spec())) {
+                    throw new IllegalStateException("approvalGate is required: the allowlisted tool '" + name
+                            + "' needs approval");
                 }
             }
             if (maxHandlersPerTool > maxHandlers) {

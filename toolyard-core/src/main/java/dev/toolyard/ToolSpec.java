@@ -46,6 +46,7 @@ public final class ToolSpec {
     private final boolean requiresIsolation;
     private final boolean redactArgs;
     private final boolean cooperative;
+    private final boolean requiresApproval;
     private final Schema validator;
     private final CompiledSchema compiled;
 
@@ -60,6 +61,7 @@ public final class ToolSpec {
         this.requiresIsolation = b.requiresIsolation;
         this.redactArgs = b.redactArgs;
         this.cooperative = b.cooperative;
+        this.requiresApproval = b.requiresApproval;
         this.validator = validator;
         this.compiled = CompiledSchema.compile(schema).orElse(null);
     }
@@ -125,6 +127,14 @@ public final class ToolSpec {
         return cooperative;
     }
 
+    /**
+     * @return whether every call of this tool must be approved by the executor's
+     *     {@link dev.toolyard.spi.ApprovalGate} before it runs; not part of the wire definition
+     */
+    public boolean requiresApproval() {
+        return requiresApproval;
+    }
+
     /** @return the one-walk validator for the closed subset, or {@code null} when networknt must judge */
     CompiledSchema compiledSchema() {
         return compiled;
@@ -143,13 +153,14 @@ public final class ToolSpec {
         return o instanceof ToolSpec s && name.equals(s.name) && description.equals(s.description)
                 && argsSchemaJson.equals(s.argsSchemaJson) && riskClass == s.riskClass && egress == s.egress
                 && pathArgs.equals(s.pathArgs) && requiresIsolation == s.requiresIsolation
-                && redactArgs == s.redactArgs && cooperative == s.cooperative;
+                && redactArgs == s.redactArgs && cooperative == s.cooperative
+                && requiresApproval == s.requiresApproval;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(name, description, argsSchemaJson, riskClass, egress, pathArgs, requiresIsolation, redactArgs,
-                cooperative);
+                cooperative, requiresApproval);
     }
 
     @Override
@@ -171,6 +182,7 @@ public final class ToolSpec {
         private boolean requiresIsolation;
         private boolean redactArgs;
         private boolean cooperative;
+        private boolean requiresApproval;
 
         private Builder(String name) {
             this.name = name;
@@ -255,6 +267,20 @@ public final class ToolSpec {
          */
         public Builder cooperative(boolean cooperative) {
             this.cooperative = cooperative;
+            return this;
+        }
+
+        /**
+         * Declares that every call of this tool needs approval: after every other check passed, the
+         * executor asks its {@link dev.toolyard.spi.ApprovalGate} and runs the call only on an approval
+         * (an executor with such a tool on its allowlist and no gate cannot be built). Not part of the wire
+         * definition.
+         *
+         * @param requiresApproval whether calls need approval; default {@code false}
+         * @return this builder
+         */
+        public Builder requiresApproval(boolean requiresApproval) {
+            this.requiresApproval = requiresApproval;
             return this;
         }
 

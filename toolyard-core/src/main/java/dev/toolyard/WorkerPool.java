@@ -18,8 +18,9 @@ import java.util.concurrent.locks.LockSupport;
  * back, so the number of busy workers never exceeds the slots held: there are never more threads than
  * {@link HandlerSlots} allows, and a caller holding a slot always finds an idle worker or room for a new
  * one. A task handed to a worker that ends before running it (the pool closed in between) is reclaimed
- * exactly once, by the worker or by the caller, which gives its slot back and cancels it. Lock-free;
- * thread-safe.
+ * exactly once, by the worker or by the caller, which gives its slot back and cancels it. A task that is
+ * a {@link Deferred} has its outcome published only after its slot is back, so the caller it wakes never
+ * finds its own slot still held. Lock-free; thread-safe.
  */
 final class WorkerPool {
     static final long KEEP_ALIVE_SECONDS = 60;
@@ -30,6 +31,12 @@ final class WorkerPool {
         t.setDaemon(true);
         return t;
     };
+
+    /** A task whose outcome the worker publishes itself, once it is idle and its slot is back. */
+    interface Deferred extends Runnable {
+        /** Makes the outcome {@link #run} computed visible to its caller. */
+        void publish();
+    }
 
     private final ThreadFactory threads;
     private final ConcurrentLinkedDeque<Worker> idle = new ConcurrentLinkedDeque<>();
@@ -144,6 +151,9 @@ final class WorkerPool {
                         idle.offerFirst(this);
                     }
                     next.slot().release(); // after going idle, so busy workers never outnumber held slots
+                    if (next.task() instanceof Deferred deferred) {
+                        deferred.publish(); // last: a caller woken by it finds its slot already back
+                    }
                 }
             } finally {
                 idle.remove(this);

@@ -2,13 +2,17 @@ package dev.toolyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolyard.spi.ApprovalDecision;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The core issue's "must compile" block, verbatim, with its comments turned into assertions. */
+/** The issues' "must compile" blocks, verbatim, with their comments turned into assertions. */
 class ContractExampleTest {
     @TempDir
     Path root;
@@ -51,5 +55,52 @@ class ContractExampleTest {
             assertThat(r.status()).isEqualTo(results[i].status());
             assertThat(r.reasonOptional()).isEqualTo(results[i].reason());
         }
+    }
+
+    @Test
+    void theRoundsIssueExampleCompilesAndTheGateDeniesTheDeleteButLetsTheReadRun() throws Exception {
+        Files.writeString(root.resolve("a.md"), "keep me");
+        String schema = """
+                {"type":"object","properties":{"path":{"type":"string"}},
+                 "required":["path"],"additionalProperties":false}""";
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(ToolSpec.builder("read_file").description("Read one file.").argsSchema(schema)
+                .riskClass(RiskClass.READ_ONLY).egress(EgressClass.NONE).pathArg("path", PathAccess.READ).build(),
+                (args, ctx) -> ToolOutput.of(Files.readString(args.path("path"))));
+        InMemoryToolCallStore store = new InMemoryToolCallStore();
+        ToolContext context = ToolContext.of("inv-1", SandboxPaths.of(root));
+        // --- the contract, as written ---
+        ToolSpec deleteSpec = ToolSpec.builder("delete_file").description("Delete one file.")
+                .argsSchema(schema).riskClass(RiskClass.WRITE).egress(EgressClass.NONE)
+                .pathArg("path", PathAccess.WRITE)
+                .requiresApproval(true)
+                .build();
+        registry.register(deleteSpec, (args, ctx) -> {
+            Files.delete(args.path("path"));
+            return ToolOutput.of("deleted");
+        });
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment())
+                .allowlist(Set.of("delete_file", "read_file"))
+                .store(store)
+                .maxCallsPerRound(32)
+                .approvalGate(request -> CompletableFuture.completedFuture(
+                        request.toolName().equals("delete_file")
+                                ? ApprovalDecision.deny("reviewer-1", "not today")
+                                : ApprovalDecision.approve("reviewer-1")))
+                .approvalTimeout(Duration.ofSeconds(30))
+                .build();
+        List<ToolResult> round = executor.executeRound(
+                List.of(ToolCallRequest.of("read_file", "{\"path\":\"a.md\"}"),
+                        ToolCallRequest.of("delete_file", "{\"path\":\"a.md\"}")),
+                context);
+        // --- end of the contract ---
+        assertThat(round).hasSize(2);
+        assertThat(round.get(0).content()).isEqualTo("keep me");
+        assertThat(round.get(1).reason()).contains(Reason.APPROVAL_DENIED);
+        assertThat(round.get(1).reasonDetail()).isEqualTo("denied: not today");
+        assertThat(root.resolve("a.md")).exists();
+        assertThat(store.records()).hasSize(2);
+        assertThat(store.records()).filteredOn(r -> r.toolName().equals("delete_file"))
+                .singleElement().extracting(ToolCallRecord::approver).isEqualTo("reviewer-1");
     }
 }

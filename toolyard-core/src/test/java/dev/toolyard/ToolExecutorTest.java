@@ -21,6 +21,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.toolyard.spi.ApprovalDecision;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -273,13 +275,14 @@ class ToolExecutorTest {
     // --- the ladder ---------------------------------------------------------------------------------
 
     @Test
-    void aCallFailingEveryCheckWalksDownTheSevenOutcomesOneRungAtATime() throws Exception {
+    void aCallFailingEveryCheckWalksDownEveryOutcomeOneRungAtATime() throws Exception {
         ToolSpec runner = ToolSpec.builder("runner").description("runs").argsSchema(pathSchema())
                 .riskClass(RiskClass.EXECUTE).egress(EgressClass.ALLOWLISTED).requiresIsolation(true)
                 .pathArg("path", PathAccess.READ).build();
         String bad = "{\"path\":\"../escape\",\"extra\":true}";
         String good = "{\"path\":\"../escape\"}";
         ToolContext narrow = ToolContext.builder("inv", SandboxPaths.of(root)).approvedTools(Set.of("other")).build();
+        ToolContext spent = ToolContext.builder("inv-spent", SandboxPaths.of(root)).callBudget(1).build();
         ToolContext approved = ToolContext.builder("inv", SandboxPaths.of(root)).approvedTools(Set.of("runner")).build();
         ToolContext egress = ToolContext.builder("inv", SandboxPaths.of(root)).approvedTools(Set.of("runner"))
                 .egressCeiling(EgressClass.ALLOWLISTED).build();
@@ -288,22 +291,37 @@ class ToolExecutorTest {
         ToolRegistry empty = new ToolRegistry();
         empty.register(spec("other").build(), echo());
         List<Reason> walked = new ArrayList<>();
+        ToolExecutor oneCallRounds = ToolExecutor.builder(empty, new PathContainment()).allowlist(Set.of("other"))
+                .store(store).maxCallsPerRound(1).build();
+        List<ToolResult> round = oneCallRounds.executeRound(List.of(ToolCallRequest.of("other", "{\"text\":\"a\"}"),
+                ToolCallRequest.of("runner", bad)), narrow);
+        walked.add(round.get(1).reason().get());
         walked.add(call(executor(empty, store, "other"), ToolCallRequest.of("runner", bad), narrow).reason().get());
         ToolRegistry withRunner = new ToolRegistry();
         withRunner.register(spec("other").build(), echo());
         withRunner.register(runner, (args, c) -> ToolOutput.of("ran"));
-        walked.add(call(executor(withRunner, store, "other"), ToolCallRequest.of("runner", bad), narrow).reason().get());
+        ToolExecutor notAllowing = executor(withRunner, store, "other");
+        assertThat(call(notAllowing, ToolCallRequest.of("other", "{\"text\":\"a\"}"), spent).isOk()).isTrue();
+        walked.add(call(notAllowing, ToolCallRequest.of("runner", bad), spent).reason().get());
+        walked.add(call(notAllowing, ToolCallRequest.of("runner", bad), narrow).reason().get());
         ToolExecutor allowing = executor(withRunner, store, "other", "runner");
         walked.add(call(allowing, ToolCallRequest.of("runner", bad), narrow).reason().get());
         walked.add(call(allowing, ToolCallRequest.of("runner", bad), approved).reason().get());
         walked.add(call(allowing, ToolCallRequest.of("runner", good), approved).reason().get());
         walked.add(call(allowing, ToolCallRequest.of("runner", good), egress).reason().get());
-        ToolExecutor withTier = ToolExecutor.builder(withRunner, isolated).allowlist(Set.of("runner")).store(store).build();
+        ToolExecutor withTier = ToolExecutor.builder(withRunner, isolated).allowlist(Set.of("runner")).store(store)
+                .requireApprovalFrom(RiskClass.EXECUTE)
+                .approvalGate(r -> CompletableFuture.completedFuture(r.argumentsJson().contains("notes.md")
+                        ? ApprovalDecision.approve("reviewer-1") : ApprovalDecision.deny("reviewer-1", "not that")))
+                .build();
         walked.add(call(withTier, ToolCallRequest.of("runner", good), egress).reason().get());
-        assertThat(walked).containsExactly(Reason.UNKNOWN_TOOL, Reason.NOT_ALLOWLISTED, Reason.NOT_APPROVED,
-                Reason.ARGS_INVALID, Reason.EGRESS_NOT_PERMITTED, Reason.ISOLATION_UNAVAILABLE, Reason.PATH_ESCAPE);
+        walked.add(call(withTier, ToolCallRequest.of("runner", "{\"path\":\"notes.txt\"}"), egress).reason().get());
+        assertThat(walked).containsExactly(Reason.ROUND_LIMIT, Reason.UNKNOWN_TOOL, Reason.BUDGET_EXHAUSTED,
+                Reason.NOT_ALLOWLISTED, Reason.NOT_APPROVED, Reason.ARGS_INVALID, Reason.EGRESS_NOT_PERMITTED,
+                Reason.ISOLATION_UNAVAILABLE, Reason.PATH_ESCAPE, Reason.APPROVAL_DENIED);
         ToolResult fine = call(withTier, ToolCallRequest.of("runner", "{\"path\":\"notes.md\"}"), egress);
         assertThat(fine.isOk()).isTrue();
+        assertThat(store.records().get(store.records().size() - 1).approver()).isEqualTo("reviewer-1");
     }
 
     // --- deadlines ------------------------------------------------------------------------------------
@@ -772,6 +790,19 @@ class ToolExecutorTest {
             assertThatThrownBy(() -> b.maxHandlers(8).maxHandlersPerTool(9).build())
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxHandlersPerTool")
                     .hasMessageContaining("maxHandlers (8)");
+        }
+
+        @Test
+        void sequentialCallsAtAToolsBoundNeverFindTheirOwnSlotStillHeldRegressionForSpuriousSaturation() {
+            // A worker used to publish the result before giving its slot back, so the caller's next call
+            // could find the slot still held and be refused tool_saturated with nothing else running.
+            registry.register(spec("single").build(), echo());
+            ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("single"))
+                    .store(store).handlerMode(HandlerMode.HANDOFF).maxHandlersPerTool(1).maxHandlers(1).build();
+            for (int i = 0; i < 3_000; i++) {
+                ToolResult r = executor.execute(ToolCallRequest.of("single", "{\"text\":\"a\"}"), ctx);
+                assertThat(r.isOk()).as("call %d: %s", i, r.reasonDetail()).isTrue();
+            }
         }
 
         @Test

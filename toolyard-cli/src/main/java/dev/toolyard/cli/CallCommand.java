@@ -25,9 +25,15 @@ import picocli.CommandLine.Spec;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.node.ObjectNode;
 
-/** {@code toolyard call}: one call through the executor with the built-ins, recorded, printed as JSON. */
+/**
+ * {@code toolyard call}: one call through the executor with the built-ins, recorded, printed as JSON. A tool
+ * that writes or runs needs approval: {@code --approve} gives it, a terminal asks, and with neither the call is
+ * denied (fail closed).
+ */
 @Command(name = "call", description = "Make one tool call through the executor with the built-in tools; the call is "
-        + "recorded and its result printed as JSON. Exits 0 when the call ended OK, 1 otherwise.")
+        + "recorded and its result printed as JSON. A tool that writes or runs (write_file, run_command) needs "
+        + "approval: --approve gives it, otherwise a terminal asks, and with neither it is denied. "
+        + "Exits 0 when the call ended OK, 1 otherwise.")
 final class CallCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -59,6 +65,9 @@ final class CallCommand implements Callable<Integer> {
     @Mixin
     TierOption tier;
 
+    @Option(names = "--approve", description = "Approve the call if its tool needs approval, without asking.")
+    boolean approve;
+
     @Override
     public Integer call() throws Exception {
         IsolationTier startAt = tier.startAt();
@@ -83,7 +92,7 @@ final class CallCommand implements Callable<Integer> {
                 .build();
         try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
             ToolExecutor executor = Toolbox.executor(Hosts.sandbox(image, startAt), records,
-                    allowHosts, Resolver.system());
+                    allowHosts, Resolver.system(), CliApprovalGate.forThisProcess(approve));
             ToolResult result = executor.execute(ToolCallRequest.of(tool, args), context);
             spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()
                     .writeValueAsString(toJson(result)));

@@ -1,23 +1,34 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.HandlerMode;
-import dev.toolyard.spi.Sandbox;
-import dev.toolyard.spi.ToolCallStore;
+import dev.toolyard.RiskClass;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.builtins.Resolver;
+import dev.toolyard.spi.ApprovalGate;
+import dev.toolyard.spi.Sandbox;
+import dev.toolyard.spi.ToolCallStore;
 import java.util.List;
 import java.util.Set;
 
-/** The five built-in tools, registered and allowlisted, behind one executor. */
+/**
+ * The five built-in tools, registered and allowlisted, behind one executor; with a gate, every tool that
+ * writes or runs ({@code write_file}, {@code run_command}) needs its approval.
+ */
 final class Toolbox {
     static final Set<String> BUILTINS = Set.of("read_file", "write_file", "list_dir", "run_command", "http_fetch");
 
     private Toolbox() {}
 
     static ToolExecutor executor(Sandbox sandbox, ToolCallStore store, List<String> allowedHosts, Resolver resolver) {
-        return executor(registry(sandbox, allowedHosts, resolver), sandbox, store);
+        return executor(sandbox, store, allowedHosts, resolver, null);
+    }
+
+    /** @param gate asked before a tool of risk class WRITE or above runs; {@code null} for no approval at all */
+    static ToolExecutor executor(Sandbox sandbox, ToolCallStore store, List<String> allowedHosts, Resolver resolver,
+            ApprovalGate gate) {
+        return executor(registry(sandbox, allowedHosts, resolver), sandbox, store, gate);
     }
 
     /** The built-ins on a registry of their own, for a command that needs the registry too ({@code mcp} lists it). */
@@ -32,10 +43,17 @@ final class Toolbox {
     }
 
     static ToolExecutor executor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store) {
-        return ToolExecutor.builder(registry, sandbox)
+        return executor(registry, sandbox, store, null);
+    }
+
+    private static ToolExecutor executor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store, ApprovalGate gate) {
+        ToolExecutor.Builder b = ToolExecutor.builder(registry, sandbox)
                 .allowlist(BUILTINS)
                 .store(store)
-                .handlerMode(HandlerMode.HANDOFF)
-                .build();
+                .handlerMode(HandlerMode.HANDOFF);
+        if (gate != null) {
+            b.requireApprovalFrom(RiskClass.WRITE).approvalGate(gate);
+        }
+        return b.build();
     }
 }

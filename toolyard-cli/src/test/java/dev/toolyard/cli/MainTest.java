@@ -65,6 +65,32 @@ class MainTest {
     }
 
     @Test
+    void withoutATerminalOrApproveAToolThatWritesIsDeniedAndWithApproveItRunsAndTheRecordNamesTheApprover()
+            throws Exception {
+        // The test JVM's stdin is a pipe, so System.console() is null: the non-interactive path.
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("calls.db");
+        String args = "{\"path\":\"out.md\",\"content\":\"hi\"}";
+        Run denied = run("call", "--workspace", ws.toString(), "--tool", "write_file", "--args", args,
+                "--store", store.toString(), "--invocation", "cli-gate");
+        assertThat(denied.exit()).isEqualTo(1);
+        assertThat(denied.out()).contains("\"reason\" : \"approval_denied\"").contains("no terminal to ask");
+        assertThat(ws.resolve("out.md")).doesNotExist();
+
+        Run approved = run("call", "--workspace", ws.toString(), "--tool", "write_file", "--args", args,
+                "--store", store.toString(), "--invocation", "cli-gate", "--approve");
+        assertThat(approved.exit()).as(approved.out()).isZero();
+        assertThat(ws.resolve("out.md")).hasContent("hi");
+
+        Run read = run("call", "--workspace", ws.toString(), "--tool", "read_file", "--args", "{\"path\":\"out.md\"}",
+                "--store", store.toString(), "--invocation", "cli-gate");
+        assertThat(read.exit()).as("a tool that only reads needs no approval").isZero();
+        Run records = run("records", "--store", store.toString(), "--invocation", "cli-gate", "--json");
+        assertThat(records.out()).contains("\"reason\" : \"approval_denied\"")
+                .containsPattern("\"approver\" : \"cli --approve \\(.+\\)\"");
+    }
+
+    @Test
     void mistakesAUserCanMakeGetOneLineAndANonZeroExitNeverAStackTrace() throws Exception {
         Path ws = Files.createDirectories(tmp.resolve("ws"));
         CliRun missing = run("call", "--workspace", tmp.resolve("nope").toString(), "--tool", "read_file", "--args", "{}");

@@ -42,6 +42,9 @@ final class SuiteRows {
                     CALLER + "toolyardObserved", CALLER + "toolyardDefault", Metric.SCORE, List.of(), null, null),
             new Row("execute.handoff.direct", "execute, default mode, vs a direct handler call (report)",
                     HANDOFF + "toolyard", HANDOFF + "directHandlerCall", Metric.SCORE, List.of(), null, null),
+            new Row("round.8_vs_sequential", "executeRound of 8 no-op cooperative calls vs the same 8 execute calls"
+                    + " in sequence (report)", "RoundBenchmark.roundOfEight", "RoundBenchmark.eightSequential",
+                    Metric.SCORE, List.of(), null, null),
             new Row("execute.caller", "execute, no-op tool, CALLER_THREAD, vs a direct handler call",
                     CALLER + "toolyard", HANDOFF + "directHandlerCall", Metric.SCORE,
                     List.of(new OverheadAtMost(2, "us/op")), null,

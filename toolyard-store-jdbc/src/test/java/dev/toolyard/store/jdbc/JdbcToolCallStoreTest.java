@@ -4,6 +4,7 @@ import static dev.toolyard.store.jdbc.TestRecords.finished;
 import static dev.toolyard.store.jdbc.TestRecords.ok;
 import static dev.toolyard.store.jdbc.TestRecords.refused;
 import static dev.toolyard.store.jdbc.TestRecords.start;
+import static dev.toolyard.store.jdbc.TestRecords.withApprover;
 import static dev.toolyard.store.jdbc.TestRecords.withRequestCallId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -100,7 +101,8 @@ class JdbcToolCallStoreTest {
                 written.add(new ToolCallRecord("call-" + i, "inv-" + (i % 3), "tool_" + (i % 4), reason.status(), reason,
                         "detail " + i, "{\"n\":" + i + "}", TestRecords.SHA, i % 2 == 0, "summary " + i,
                         Instant.ofEpochSecond(1_700_000_000L + i, 999_999_999 - i), Duration.ofSeconds(i, i * 7),
-                        i % 3 == 0 ? "" : "call_" + i + "\u0000\ud800 framework id"));
+                        i % 3 == 0 ? "" : "call_" + i + "\u0000\ud800 framework id",
+                        i % 2 == 0 ? "" : "reviewer " + i + " \u0000\ud800 \u00e9"));
                 i++;
             }
             written.add(ok("call-ok", "inv-x", "read_notes"));
@@ -260,7 +262,7 @@ class JdbcToolCallStoreTest {
 
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version ORDER BY version")) {
-                for (int version = 1; version <= 2; version++) {
+                for (int version = 1; version <= 3; version++) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getInt(1)).isEqualTo(version);
                     assertThat(rs.getString(2)).isNotBlank();
@@ -296,8 +298,60 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).isEqualTo(2);
+                assertThat(rs.getInt(1)).isEqualTo(3);
             }
+        }
+
+        @Test
+        void aVersionTwoDatabaseIsUpgradedInPlaceAndItsRowsReadBackWithNoApprover() throws Exception {
+            try (Connection c = databaseForHandWrittenRows().getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("CREATE TABLE toolyard_schema_version (version INTEGER NOT NULL PRIMARY KEY, "
+                        + "description VARCHAR(200) NOT NULL, applied_at_epoch_milli BIGINT NOT NULL)");
+                for (String ddl : Dialect.of(c).schemaVersion1()) {
+                    s.execute(ddl);
+                }
+                for (String ddl : Dialect.of(c).schemaVersion2()) {
+                    s.execute(ddl);
+                }
+                s.execute("INSERT INTO toolyard_schema_version VALUES (1, 'version 1', 0)");
+                s.execute("INSERT INTO toolyard_schema_version VALUES (2, 'version 2', 0)");
+                // A row exactly as version 2 wrote it: sixteen columns, no approver.
+                s.execute("INSERT INTO toolyard_call (call_id, invocation_id, tool_name, status, reason, reason_detail, "
+                        + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, "
+                        + "started_at_nano, duration_second, duration_nano, completed, request_call_id) VALUES ('old', "
+                        + "'inv', 'read_notes', 'ok', NULL, '', '{\"path\":\"notes.md\"}', '" + TestRecords.SHA
+                        + "', FALSE, 'read 12 bytes', " + TestRecords.T0.getEpochSecond() + ", " + TestRecords.T0.getNano()
+                        + ", 0, 1234567, TRUE, 'tc_old')");
+            }
+
+            JdbcToolCallStore store = open();
+            ToolCallRecord fresh = withApprover(ok("new", "inv", "read_notes"), "reviewer-1");
+            store.append(fresh);
+
+            assertThat(store.byInvocation("inv")).containsExactly(withRequestCallId(ok("old", "inv", "read_notes"),
+                    "tc_old"), fresh);
+            assertThat(store.byInvocation("inv").get(0).approverOptional()).isEmpty();
+            assertThat(store.byInvocation("inv").get(1).approver()).isEqualTo("reviewer-1");
+            try (Connection c = database().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(3);
+            }
+        }
+
+        @Test
+        void theApproverSurvivesTheMarkAndTheCompletion() {
+            JdbcToolCallStore store = open();
+            ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "tc_1",
+                    "reviewer-1");
+
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).approver()).isEqualTo("reviewer-1");
+            assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.INTERRUPTED);
+            store.complete(withApprover(withRequestCallId(finished(mark, ToolStatus.OK, null), "tc_1"), "reviewer-1"));
+            assertThat(store.recent(1).get(0).approver()).isEqualTo("reviewer-1");
+            assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.OK);
         }
 
         @Test
@@ -318,11 +372,11 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
                 s.execute("INSERT INTO toolyard_schema_version (version, description, applied_at_epoch_milli)"
-                        + " VALUES (3, 'from the future', 0)");
+                        + " VALUES (4, 'from the future', 0)");
             }
 
             assertThatThrownBy(() -> open()).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("schema version 3").hasMessageContaining("newer");
+                    .hasMessageContaining("schema version 4").hasMessageContaining("newer");
         }
 
         @Test

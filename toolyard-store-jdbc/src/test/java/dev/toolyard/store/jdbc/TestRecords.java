@@ -39,4 +39,10 @@ final class TestRecords {
                 reason == null ? "" : "detail of " + reason.wireName(), start.arguments(), start.argumentsSha256(),
                 start.argumentsRedacted(), "finished", start.startedAt(), Duration.ofMillis(1500).plusNanos(7));
     }
+
+    static ToolCallRecord withApprover(ToolCallRecord r, String approver) {
+        return new ToolCallRecord(r.callId(), r.invocationId(), r.toolName(), r.status(), r.reason(), r.reasonDetail(),
+                r.arguments(), r.argumentsSha256(), r.argumentsRedacted(), r.summary(), r.startedAt(), r.duration(),
+                r.requestCallId(), approver);
+    }
 }

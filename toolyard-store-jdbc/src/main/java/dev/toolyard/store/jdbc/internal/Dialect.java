@@ -79,12 +79,22 @@ public enum Dialect {
 
     /**
      * Version 2 adds the agent framework's id of each call. Rows written by version 1 read back with none
-     * ({@code ''}).
+     * ({@code ''}). Kept unchanged, like version 1, so tests can build a version 2 database to upgrade.
      *
      * @return the statements, in order; never {@code null}
      */
-    List<String> schemaVersion2() {
+    public List<String> schemaVersion2() {
         return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN request_call_id TEXT NOT NULL DEFAULT ''");
+    }
+
+    /**
+     * Version 3 adds the reviewer who answered the approval gate. Rows written by versions 1 and 2 read back
+     * with none ({@code ''}).
+     *
+     * @return the statements, in order; never {@code null}
+     */
+    List<String> schemaVersion3() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN approver TEXT NOT NULL DEFAULT ''");
     }
 
     /** @return appended to the INSERT so that a call id already present is skipped (count 0), not an error */
