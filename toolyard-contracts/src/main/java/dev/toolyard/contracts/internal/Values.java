@@ -73,6 +73,9 @@ public final class Values {
         if (raw.isString()) {
             text = raw.stringValue();
         } else if (def.type().numeric() && raw.isNumber()) {
+            if ((raw.isDouble() || raw.isFloat()) && !Double.isFinite(raw.doubleValue())) {
+                throw invalid(arg, "must be a finite number"); // 1e400 parses as infinity: no decimal to print
+            }
             text = raw.isIntegralNumber() ? raw.bigIntegerValue().toString() : raw.decimalValue().toString();
         } else if (def.type() == ArgType.BOOLEAN && raw.isBoolean()) {
             text = raw.booleanValue() ? "true" : "false";
