@@ -24,9 +24,9 @@ class CallCommandTest {
         Path store = tmp.resolve("calls.db");
 
         CliRun lower = CliRun.of("call", "--tier", "bubblewrap", "--workspace", ws.toString(), "--tool", "run_command",
-                "--args", ECHO, "--store", store.toString(), "--invocation", "low");
+                "--args", ECHO, "--store", store.toString(), "--invocation", "low", "--approve");
         CliRun whole = CliRun.of("call", "--workspace", ws.toString(), "--tool", "run_command",
-                "--args", ECHO, "--store", store.toString(), "--invocation", "whole");
+                "--args", ECHO, "--store", store.toString(), "--invocation", "whole", "--approve");
 
         assertThat(lower.exit()).as(lower.out() + lower.err()).isZero();
         assertThat(content(lower)).contains("tier: bwrap\n").contains("hello");
