@@ -69,21 +69,42 @@ public final class WriteRootHandover {
         Owner to = new Owner(lease, NAMES.lookupPrincipalByName(Integer.toString(lease.uid())),
                 NAMES.lookupPrincipalByGroupName(Integer.toString(lease.gid())), ids, (Long) root.get("dev"));
         int changed = 0;
-        if (to.wants(root)) {
-            PosixFileAttributeView view = Files.getFileAttributeView(writeRoot, PosixFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            view.setOwner(to.user);
-            view.setGroup(to.group);
-            changed++;
-        }
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(writeRoot)) {
-            if (!(dir instanceof SecureDirectoryStream<Path> secure)) {
-                throw new UnsupportedOperationException("no secure directory streams on this platform: "
-                        + "the write root cannot be handed over without following links");
+        // Opened from / one name at a time, never following a link, and changed through that descriptor: a
+        // run whose write root holds this one may swap it (or a parent) for a link to /etc at any moment.
+        try (SecureDirectoryStream<Path> dir = openDirectory(writeRoot)) {
+            PosixFileAttributeView view = dir.getFileAttributeView(PosixFileAttributeView.class);
+            if (!root.get("fileKey").equals(view.readAttributes().fileKey())) {
+                throw new IOException("the write root was replaced while it was being handed over: " + writeRoot);
             }
-            changed += walk(secure, writeRoot, to);
+            if (to.wants(root)) {
+                view.setOwner(to.user);
+                view.setGroup(to.group);
+                changed++;
+            }
+            changed += walk(dir, writeRoot, to);
         }
         return changed;
+    }
+
+    /** @return {@code dir}, an absolute real path, opened from the root one name at a time with {@code O_NOFOLLOW} */
+    private static SecureDirectoryStream<Path> openDirectory(Path dir) throws IOException {
+        DirectoryStream<Path> top = Files.newDirectoryStream(dir.getRoot());
+        if (!(top instanceof SecureDirectoryStream<Path> current)) {
+            top.close();
+            throw new UnsupportedOperationException("no secure directory streams on this platform: "
+                    + "the write root cannot be handed over without following links");
+        }
+        try {
+            for (Path name : dir) {
+                SecureDirectoryStream<Path> next = current.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+                current.close();
+                current = next;
+            }
+            return current;
+        } catch (IOException | RuntimeException e) {
+            current.close();
+            throw e;
+        }
     }
 
     private record Owner(SandboxIds.Lease lease, UserPrincipal user, GroupPrincipal group, SandboxIds ids, long dev) {
