@@ -63,6 +63,11 @@ public final class Deadlines {
      */
     public Slot arm(long limitNanos) {
         Slot s = local.get();
+        if (s.state.get() != IDLE) {
+            // A nested call on this thread (a cooperative handler calling the executor): re-arming the
+            // thread's own slot would leave the outer call's disarm waiting forever for an interrupt.
+            s = register();
+        }
         long deadline = System.nanoTime() + limitNanos;
         s.deadline = deadline;
         s.state.set(RUNNING);
@@ -80,15 +85,18 @@ public final class Deadlines {
      * @return whether the deadline fired before it was disarmed
      */
     public boolean disarm(Slot s) {
-        if (s.state.compareAndSet(RUNNING, IDLE)) {
-            return false;
+        boolean fired = !s.state.compareAndSet(RUNNING, IDLE);
+        if (fired) {
+            while (s.state.get() != INTERRUPT_SENT) {
+                Thread.onSpinWait();
+            }
+            Thread.interrupted();
+            s.state.set(IDLE);
         }
-        while (s.state.get() != INTERRUPT_SENT) {
-            Thread.onSpinWait();
+        if (s != local.get()) {
+            slots.remove(s); // a nested call's slot: one per nesting, not kept
         }
-        Thread.interrupted();
-        s.state.set(IDLE);
-        return true;
+        return fired;
     }
 
     private void watch() {
