@@ -17,6 +17,13 @@ import tools.jackson.databind.node.ObjectNode;
  * networknt otherwise; {@code CompiledSchemaDifferentialFuzzTest} keeps the two in agreement.
  */
 final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
+    /**
+     * The largest arguments the compiled fast path judges. networknt stops at 2,000,000 evaluation steps
+     * and the call is then refused as too complex; the fast path counts no steps, so larger arguments go
+     * to networknt, which then decides as it always has ({@code SchemaCheckEvaluationStepCapTest}).
+     */
+    static final int FAST_PATH_MAX_BYTES = 32 * 1024;
+
     private final int maxArgumentBytes;
 
     SchemaCheck(int maxArgumentBytes) {
@@ -54,14 +61,14 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
             }
             arguments = (ObjectNode) parsed;
         }
-        String violation = firstViolation(in.spec(), arguments);
+        String violation = firstViolation(in.spec(), arguments, call.argumentBytes);
         return violation == null ? new ParsedArgs(in, arguments) : call.refuse(Reason.ARGS_INVALID, violation);
     }
 
     /** The compiled fast path when the schema stays in its subset (one walk, no allocation when valid), networknt otherwise. */
-    private static String firstViolation(ToolSpec spec, ObjectNode arguments) {
+    private static String firstViolation(ToolSpec spec, ObjectNode arguments, long argumentBytes) {
         CompiledSchema compiled = spec.compiledSchema();
-        return compiled != null ? compiled.firstViolation(arguments)
+        return compiled != null && argumentBytes <= FAST_PATH_MAX_BYTES ? compiled.firstViolation(arguments)
                 : NetworkntFallback.firstViolation(spec.validator(), arguments);
     }
 }
