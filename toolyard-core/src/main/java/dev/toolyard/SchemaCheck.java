@@ -22,7 +22,7 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
      * and the call is then refused as too complex; the fast path counts no steps, so larger arguments go
      * to networknt, which then decides as it always has ({@code SchemaCheckEvaluationStepCapTest}).
      */
-    static final int FAST_PATH_MAX_BYTES = 32 * 1024;
+    static final int FAST_PATH_MAX_BYTES = 64 * 1024;
 
     private final int maxArgumentBytes;
 

@@ -48,10 +48,10 @@ class SchemaCheckEvaluationStepCapTest {
     }
 
     @Test
-    void argumentsFourTimesTheFastPathsSizeStayBelowNetworkntsStepCapSoTheFastPathDecidesAsItWould() {
+    void argumentsTwiceTheFastPathsSizeStayBelowNetworkntsStepCapSoTheFastPathDecidesAsItWould() {
         // The fast path judges arguments up to FAST_PATH_MAX_BYTES; networknt must not reach its cap even at
-        // four times that, with every keyword on every item.
-        int count = (4 * SchemaCheck.FAST_PATH_MAX_BYTES - 8) / 2;
+        // twice that, with every keyword on every item.
+        int count = (2 * SchemaCheck.FAST_PATH_MAX_BYTES - 8) / 2;
         ToolSpec spec = Fixtures.spec("heavy").argsSchema(HEAVY).build();
 
         String networknt = dev.toolyard.internal.NetworkntFallback.firstViolation(spec.validator(),
