@@ -96,7 +96,7 @@ class ContractCommandTest {
         JsonNode content = Json.MAPPER.readTree(Json.MAPPER.readTree(r.out()).get("content").stringValue());
         assertThat(content.get("results").toString()).isEqualTo("{\"word\":\"hello\",\"count\":3}");
         Run records = run("records", "--store", store.toString(), "--json");
-        assertThat(records.out()).contains("\"tool\" : \"echo_json\"");
+        assertThat(records.out()).contains("\"toolName\":\"echo_json\"");
     }
 
     @Test

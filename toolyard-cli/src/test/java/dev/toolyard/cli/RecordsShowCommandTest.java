@@ -50,6 +50,8 @@ class RecordsShowCommandTest {
                 "summary:           summary of c2",
                 "startedAt:         2026-12-01T07:02:00Z",
                 "duration:          12.000 ms",
+                "requestCallId:     ",
+                "approver:          ",
                 "endedAt:           2026-12-01T07:02:00.012Z");
     }
 
