@@ -83,18 +83,15 @@ public final class BwrapRung implements Rung {
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
         Optional<SandboxIds.Lease> lease = Optional.empty();
         if (ids.isPresent()) {
-            lease = Optional.of(ids.get().acquire(binds.writeRoot(), saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
-                    new IOException("no sandbox uid was free within the timeout: more than " + ids.get().count()
-                            + " runs at once (" + ids.get() + ")"))));
+            Optional<SandboxIds.Lease> taken;
             try {
-                WriteRootHandover.handOver(binds.writeRoot(), lease.get(), ids.get());
+                taken = ids.get().acquireHandedOver(binds.writeRoot(), saturatedNanos(timeout));
             } catch (IOException e) {
-                ids.get().release(binds.writeRoot(), lease.get());
                 throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
-            } catch (RuntimeException e) {
-                ids.get().release(binds.writeRoot(), lease.get());
-                throw e;
             }
+            lease = Optional.of(taken.orElseThrow(() -> new UncheckedIOException(new IOException(
+                    "no sandbox uid was free within the timeout: more than " + ids.get().count()
+                            + " runs at once (" + ids.get() + ")"))));
         }
         List<String> argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
                 new BwrapCommand.Run(lease, etcSnapshot, seccompProgram), limits.processCount());

@@ -84,18 +84,15 @@ public final class ContainerRung implements Rung {
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
         Optional<SandboxIds.Lease> lease = Optional.empty();
         if (ids.isPresent()) {
-            lease = Optional.of(ids.get().acquire(binds.writeRoot(), BwrapRung.saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
-                    new IOException("no sandbox uid was free within the timeout: more than " + ids.get().count()
-                            + " runs at once (" + ids.get() + ")"))));
+            Optional<SandboxIds.Lease> taken;
             try {
-                WriteRootHandover.handOver(binds.writeRoot(), lease.get(), ids.get());
+                taken = ids.get().acquireHandedOver(binds.writeRoot(), BwrapRung.saturatedNanos(timeout));
             } catch (IOException e) {
-                ids.get().release(binds.writeRoot(), lease.get());
                 throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
-            } catch (RuntimeException e) {
-                ids.get().release(binds.writeRoot(), lease.get());
-                throw e;
             }
+            lease = Optional.of(taken.orElseThrow(() -> new UncheckedIOException(new IOException(
+                    "no sandbox uid was free within the timeout: more than " + ids.get().count()
+                            + " runs at once (" + ids.get() + ")"))));
         }
         String name = "toolyard-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,

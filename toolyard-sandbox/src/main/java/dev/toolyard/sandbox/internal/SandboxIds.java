@@ -1,13 +1,19 @@
 package dev.toolyard.sandbox.internal;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The host uids and gids commands run as when this process is root, one pair lent to each run
@@ -24,15 +30,24 @@ import java.util.Set;
 public final class SandboxIds {
     /** Uids lent right now, by any pool of this JVM. */
     private static final Set<Integer> LENT = new HashSet<>();
-    /** The lease each write root in use has, and how many runs share it. */
-    private final Map<Path, Shared> inUse = new HashMap<>();
+    /**
+     * The lease each tree in use has, by the write root of the run that took it, for every pool of this
+     * JVM: runs whose write roots contain one another share one lease, so no hand-over ever walks a tree
+     * in which another run's command is working (it could rename a planted hard link or a FIFO over a
+     * name the walk has just checked).
+     */
+    private static final Map<Path, Shared> IN_USE = new HashMap<>();
 
     private static final class Shared {
         final Lease lease;
+        final SandboxIds owner;
+        /** Done once the run that took the lease has handed its tree over (or failed to). */
+        final CompletableFuture<Void> handedOver = new CompletableFuture<>();
         int runs;
 
-        Shared(Lease lease) {
+        Shared(Lease lease, SandboxIds owner) {
             this.lease = lease;
+            this.owner = owner;
         }
     }
 
@@ -84,40 +99,106 @@ public final class SandboxIds {
     }
 
     /**
-     * Lends the pair of a run on {@code writeRoot}: the one runs under way on that write root already
-     * hold, so that one run's hand-over does not take the files from another run still working there
-     * (they then share one process count), else a pair no other run of this JVM holds.
+     * Lends the pair of a run on {@code writeRoot}: the one a run under way on a write root that
+     * contains this one, or lies inside it, already holds (they then share one process count), else a
+     * pair no other run of this JVM holds. Only the run that took a fresh pair hands the tree over; see
+     * {@link #acquireHandedOver}.
      *
      * @param writeRoot the run's write root, a real path
      * @param waitNanos how long to wait at most for a pair
      * @return the pair; empty as {@link #acquire(long)}
      */
     public Optional<Lease> acquire(Path writeRoot, long waitNanos) {
-        synchronized (LENT) {
-            Shared shared = inUse.get(writeRoot);
-            if (shared != null) {
-                shared.runs++;
-                return Optional.of(shared.lease);
+        return take(writeRoot, waitNanos).map(t -> t.shared().lease);
+    }
+
+    /**
+     * As {@link #acquire(Path, long)}, and the tree handed over to the pair before this returns: by this
+     * run, when it took a fresh pair, or else by the run it shares with, whose hand-over it waits for.
+     * A run that shares a pair never walks the tree itself, because the other run's command is working
+     * in it; what that walk did not cover (a parent of the first run's write root) stays as it was.
+     *
+     * @param writeRoot the run's write root, a real path
+     * @param waitNanos how long to wait at most for a pair and for the hand-over it shares
+     * @return the pair, handed over; empty if none was free or the shared hand-over did not end in time
+     * @throws IOException if the hand-over failed (the pair is then released)
+     */
+    public Optional<Lease> acquireHandedOver(Path writeRoot, long waitNanos) throws IOException {
+        long deadline = System.nanoTime() + waitNanos;
+        Optional<Taken> taken = take(writeRoot, waitNanos);
+        if (taken.isEmpty()) {
+            return Optional.empty();
+        }
+        Shared shared = taken.get().shared();
+        if (taken.get().fresh()) {
+            try {
+                WriteRootHandover.handOver(writeRoot, shared.lease, this);
+                shared.handedOver.complete(null);
+            } catch (IOException | RuntimeException | Error e) {
+                shared.handedOver.completeExceptionally(e);
+                release(writeRoot, shared.lease);
+                throw e;
             }
-            Optional<Lease> lease = acquire(waitNanos);
-            if (lease.isPresent()) {
-                Shared fresh = new Shared(lease.get());
-                fresh.runs = 1;
-                inUse.put(writeRoot, fresh);
-            }
-            return lease;
+            return Optional.of(shared.lease);
+        }
+        try {
+            shared.handedOver.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return Optional.of(shared.lease);
+        } catch (ExecutionException e) {
+            release(writeRoot, shared.lease);
+            throw new IOException("the run sharing this tree could not hand it over", e.getCause());
+        } catch (TimeoutException e) {
+            release(writeRoot, shared.lease);
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            release(writeRoot, shared.lease);
+            Thread.currentThread().interrupt();
+            return Optional.empty();
         }
     }
 
-    /** Ends a run on {@code writeRoot}; the pair is released when no run there holds it any more. */
+    private record Taken(Shared shared, boolean fresh) {}
+
+    private Optional<Taken> take(Path writeRoot, long waitNanos) {
+        synchronized (LENT) {
+            for (Map.Entry<Path, Shared> e : IN_USE.entrySet()) {
+                if (e.getKey().startsWith(writeRoot) || writeRoot.startsWith(e.getKey())) {
+                    e.getValue().runs++;
+                    return Optional.of(new Taken(e.getValue(), false));
+                }
+            }
+            Optional<Lease> lease = acquire(waitNanos);
+            if (lease.isEmpty()) {
+                return Optional.empty();
+            }
+            for (Map.Entry<Path, Shared> e : IN_USE.entrySet()) { // taken while this thread waited for a pair
+                if (e.getKey().startsWith(writeRoot) || writeRoot.startsWith(e.getKey())) {
+                    release(lease.get());
+                    e.getValue().runs++;
+                    return Optional.of(new Taken(e.getValue(), false));
+                }
+            }
+            Shared fresh = new Shared(lease.get(), this);
+            fresh.runs = 1;
+            IN_USE.put(writeRoot, fresh);
+            return Optional.of(new Taken(fresh, true));
+        }
+    }
+
+    /** Ends a run on {@code writeRoot}; the pair is released when no run of its tree holds it any more. */
     public void release(Path writeRoot, Lease lease) {
         synchronized (LENT) {
-            Shared shared = inUse.get(writeRoot);
-            if (shared != null && shared.lease.equals(lease)) {
-                if (--shared.runs > 0) {
+            Iterator<Map.Entry<Path, Shared>> it = IN_USE.entrySet().iterator();
+            while (it.hasNext()) {
+                Shared shared = it.next().getValue();
+                if (shared.lease.equals(lease)) {
+                    if (--shared.runs > 0) {
+                        return;
+                    }
+                    it.remove();
+                    shared.owner.release(lease);
                     return;
                 }
-                inUse.remove(writeRoot);
             }
             release(lease);
         }
