@@ -42,6 +42,7 @@ public final class ToolSpec {
     private final Map<String, PathAccess> pathArgs;
     private final boolean requiresIsolation;
     private final boolean redactArgs;
+    private final boolean cooperative;
     private final Schema validator;
 
     private ToolSpec(Builder b, ObjectNode schema, Schema validator) {
@@ -54,6 +55,7 @@ public final class ToolSpec {
         this.pathArgs = Collections.unmodifiableMap(new LinkedHashMap<>(b.pathArgs));
         this.requiresIsolation = b.requiresIsolation;
         this.redactArgs = b.redactArgs;
+        this.cooperative = b.cooperative;
         this.validator = validator;
     }
 
@@ -110,6 +112,14 @@ public final class ToolSpec {
         return redactArgs;
     }
 
+    /**
+     * @return whether the handler is cooperative: it blocks only in interruptible calls and honours the
+     *     deadline, so by default the executor runs it on the caller's thread (see {@link HandlerMode#BY_TOOL})
+     */
+    public boolean cooperative() {
+        return cooperative;
+    }
+
     Schema validator() {
         return validator;
     }
@@ -123,12 +133,13 @@ public final class ToolSpec {
         return o instanceof ToolSpec s && name.equals(s.name) && description.equals(s.description)
                 && argsSchemaJson.equals(s.argsSchemaJson) && riskClass == s.riskClass && egress == s.egress
                 && pathArgs.equals(s.pathArgs) && requiresIsolation == s.requiresIsolation
-                && redactArgs == s.redactArgs;
+                && redactArgs == s.redactArgs && cooperative == s.cooperative;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, description, argsSchemaJson, riskClass, egress, pathArgs, requiresIsolation, redactArgs);
+        return Objects.hash(name, description, argsSchemaJson, riskClass, egress, pathArgs, requiresIsolation, redactArgs,
+                cooperative);
     }
 
     @Override
@@ -149,6 +160,7 @@ public final class ToolSpec {
         private final Map<String, PathAccess> pathArgs = new LinkedHashMap<>();
         private boolean requiresIsolation;
         private boolean redactArgs;
+        private boolean cooperative;
 
         private Builder(String name) {
             this.name = name;
@@ -219,6 +231,20 @@ public final class ToolSpec {
          */
         public Builder redactArgs(boolean redactArgs) {
             this.redactArgs = redactArgs;
+            return this;
+        }
+
+        /**
+         * Declares the handler cooperative: it blocks only in interruptible calls (or for bounded time) and
+         * honours the context's deadline. By default ({@link HandlerMode#BY_TOOL}) the executor then runs it
+         * on the caller's thread, which saves the handoff to a worker; if it overruns anyway it still ends
+         * {@code TIMEOUT}, but it holds the caller until it returns. Not part of the wire definition.
+         *
+         * @param cooperative whether the handler is cooperative; default {@code false} (handed off)
+         * @return this builder
+         */
+        public Builder cooperative(boolean cooperative) {
+            this.cooperative = cooperative;
             return this;
         }
 

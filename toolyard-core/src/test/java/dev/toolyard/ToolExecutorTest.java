@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -303,16 +304,6 @@ class ToolExecutorTest {
                 Reason.ARGS_INVALID, Reason.EGRESS_NOT_PERMITTED, Reason.ISOLATION_UNAVAILABLE, Reason.PATH_ESCAPE);
         ToolResult fine = call(withTier, ToolCallRequest.of("runner", "{\"path\":\"notes.md\"}"), egress);
         assertThat(fine.isOk()).isTrue();
-    }
-
-    @Test
-    void theDeclaredSequenceMustHavePositionsZeroToNMinusOne() {
-        assertThat(ToolExecutor.order(new int[] {0, 1, 2, 3, 4})).containsExactly(0, 1, 2, 3, 4);
-        assertThat(ToolExecutor.order(new int[] {1, 0})).containsExactly(1, 0);
-        assertThatThrownBy(() -> ToolExecutor.order(new int[] {0, 2, 3})).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> ToolExecutor.order(new int[] {0, 0, 1})).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> ToolExecutor.order(new int[] {-1, 0})).isInstanceOf(IllegalStateException.class);
-        assertThat(ToolExecutor.Rung.values()).extracting(r -> r.position).containsExactly(0, 1, 2, 3, 4);
     }
 
     // --- deadlines ------------------------------------------------------------------------------------
@@ -642,6 +633,230 @@ class ToolExecutorTest {
                 .containsExactly("toolu_01", Text.clip(hostile, 128), Text.clip(hostile, 128), "");
         assertThat(store.records().get(1).requestCallId()).as("128 characters and an ellipsis, like the tool name")
                 .hasSize(129).endsWith("…");
+    }
+
+    // --- bounded under load, cheap by default, close ----------------------------------------------
+
+    /** A handler that ignores interruption until released: what a hostile or broken tool looks like. */
+    private static ToolHandler stubborn(CountDownLatch release, AtomicInteger started, AtomicInteger returned) {
+        return (args, c) -> {
+            started.incrementAndGet();
+            while (true) {
+                try {
+                    if (release.await(10, TimeUnit.MILLISECONDS)) {
+                        break;
+                    }
+                } catch (InterruptedException ignored) {
+                    // deliberately ignored
+                }
+            }
+            returned.incrementAndGet();
+            return ToolOutput.of("late");
+        };
+    }
+
+    /** Makes daemon threads and remembers them, so a test can count the live ones. */
+    private static final class CountingThreads implements java.util.concurrent.ThreadFactory {
+        final List<Thread> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "flood-worker-" + made.size());
+            t.setDaemon(true);
+            made.add(t);
+            return t;
+        }
+
+        long alive() {
+            return made.stream().filter(Thread::isAlive).count();
+        }
+    }
+
+    @Nested
+    class UnderLoad {
+        @Test
+        void aFloodOfCallsToAHandlerThatIgnoresInterruptionIsBoundedRefusedAndRecovers() throws Exception {
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger started = new AtomicInteger();
+            AtomicInteger returned = new AtomicInteger();
+            registry.register(spec("stubborn").build(), stubborn(release, started, returned));
+            CountingThreads threads = new CountingThreads();
+            ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment())
+                    .allowlist(Set.of("stubborn", "echo")).store(store).workerThreads(threads).build();
+            ToolContext quick = ToolContext.builder("flood", SandboxPaths.of(root)).timeout(Duration.ofMillis(20)).build();
+            ToolCallRequest request = ToolCallRequest.of("stubborn", "{\"text\":\"a\"}");
+
+            ExecutorService callers = Executors.newFixedThreadPool(4);
+            List<Future<ToolResult>> results = new ArrayList<>();
+            long peak = 0;
+            try {
+                for (int i = 0; i < 3_000; i++) {
+                    results.add(callers.submit(() -> executor.execute(request, quick)));
+                }
+                Map<String, Integer> outcomes = new LinkedHashMap<>();
+                for (Future<ToolResult> f : results) {
+                    ToolResult r = f.get();
+                    outcomes.merge(r.reason().map(Reason::wireName).orElse("ok"), 1, Integer::sum);
+                    peak = Math.max(peak, threads.alive());
+                }
+
+                // A call whose deadline passed before a new worker even started its handler times out too, and
+                // its slot comes back at once; so a few more than 64 may time out, but never more than 64 run.
+                assertThat(outcomes.keySet()).as("every call timed out or was refused").containsOnly("timeout", "tool_saturated");
+                assertThat(outcomes.get("timeout") + outcomes.get("tool_saturated")).isEqualTo(3_000);
+                assertThat(outcomes.get("tool_saturated")).isGreaterThan(2_500);
+                assertThat(started.get()).as("handlers that ran and were abandoned").isBetween(1, 64);
+                assertThat(peak).as("live worker threads during the flood").isLessThanOrEqualTo(64);
+                assertThat(threads.made.size()).as("threads ever made").isLessThanOrEqualTo(64);
+                assertThat(store.byToolAndStatus("stubborn", ToolStatus.REFUSED)).hasSize(outcomes.get("tool_saturated"))
+                        .allMatch(r -> r.reason() == Reason.TOOL_SATURATED);
+                ToolResult healthy = executor.execute(ToolCallRequest.of("echo", "{\"text\":\"still here\"}"), quick);
+                assertThat(healthy.content()).as("another tool keeps working meanwhile").isEqualTo("still here");
+
+                release.countDown(); // the abandoned handlers return and give their slots back
+                ToolResult after = null;
+                for (int attempt = 0; attempt < 500; attempt++) {
+                    after = executor.execute(request, quick);
+                    if (after.reason().orElse(null) != Reason.TOOL_SATURATED) {
+                        break;
+                    }
+                    Thread.sleep(10);
+                }
+                assertThat(after.status()).as("the tool is accepted again once its handlers returned")
+                        .isEqualTo(ToolStatus.OK);
+                for (int i = 0; i < 500 && returned.get() < started.get(); i++) {
+                    Thread.sleep(10);
+                }
+                assertThat(returned.get()).as("every abandoned handler returned").isEqualTo(started.get());
+            } finally {
+                release.countDown();
+                callers.shutdownNow();
+                executor.close();
+            }
+        }
+
+        @Test
+        void theExecutorWideBoundRefusesAnyToolOnceReachedAndNamesWhichBound() {
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicInteger started = new AtomicInteger();
+            AtomicInteger returned = new AtomicInteger();
+            registry.register(spec("slow_a").build(), stubborn(release, started, returned));
+            registry.register(spec("slow_b").build(), stubborn(release, started, returned));
+            ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment())
+                    .allowlist(Set.of("slow_a", "slow_b")).store(store).maxHandlersPerTool(2).maxHandlers(3).build();
+            ToolContext quick = ToolContext.builder("bounds", SandboxPaths.of(root)).timeout(Duration.ofMillis(20)).build();
+            try {
+                List<Reason> a = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    a.add(call(executor, ToolCallRequest.of("slow_a", "{\"text\":\"a\"}"), quick).reason().get());
+                }
+                ToolResult b1 = call(executor, ToolCallRequest.of("slow_b", "{\"text\":\"a\"}"), quick);
+                ToolResult b2 = call(executor, ToolCallRequest.of("slow_b", "{\"text\":\"a\"}"), quick);
+
+                assertThat(a).containsExactly(Reason.TIMEOUT, Reason.TIMEOUT, Reason.TOOL_SATURATED);
+                assertThat(store.records().get(2).reasonDetail()).contains("the tool already has 2");
+                assertThat(b1.reason()).contains(Reason.TIMEOUT);
+                assertRefused(b2, Reason.TOOL_SATURATED);
+                assertThat(b2.reasonDetail()).contains("the executor already has 3");
+            } finally {
+                release.countDown();
+                executor.close();
+            }
+        }
+
+        @Test
+        void boundsAreValidatedAtBuildNamingTheParameter() {
+            ToolExecutor.Builder b = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of()).store(store);
+            assertThatThrownBy(() -> b.maxHandlersPerTool(0)).hasMessageContaining("maxHandlersPerTool");
+            assertThatThrownBy(() -> b.maxHandlers(-1)).hasMessageContaining("maxHandlers");
+            assertThatThrownBy(() -> b.maxHandlers(8).maxHandlersPerTool(9).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxHandlersPerTool")
+                    .hasMessageContaining("maxHandlers (8)");
+        }
+
+        @Test
+        void aMarkTheStoreRefusesGivesTheSlotBack() {
+            registry.register(spec("once").build(), echo());
+            ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("once"))
+                    .store(new BrokenStore(false, true)).maxHandlersPerTool(1).build();
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> executor.execute(ToolCallRequest.of("once", "{\"text\":\"a\"}"), ctx))
+                        .as("a store failure every time, never tool_saturated").isInstanceOf(StoreFailureException.class);
+            }
+        }
+
+        @Test
+        void aCooperativeToolRunsOnTheCallersThreadByDefaultAndAnApplicationToolIsHandedOff() {
+            Thread caller = Thread.currentThread();
+            ToolHandler where = (args, c) -> ToolOutput.of(String.valueOf(Thread.currentThread() == caller));
+            registry.register(spec("coop").cooperative(true).build(), where);
+            registry.register(spec("app").build(), where);
+            ToolExecutor byTool = executor(registry, store, "coop", "app");
+            ToolExecutor handoff = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("coop"))
+                    .store(store).handlerMode(HandlerMode.HANDOFF).build();
+
+            assertThat(call(byTool, "coop", "{\"text\":\"a\"}").content()).isEqualTo("true");
+            assertThat(call(byTool, "app", "{\"text\":\"a\"}").content()).isEqualTo("false");
+            assertThat(call(handoff, "coop", "{\"text\":\"a\"}").content()).as("an explicit mode wins").isEqualTo("false");
+        }
+
+        @Test
+        void aCooperativeHandlerThatOverrunsStillTimesOut() {
+            registry.register(spec("overrun").cooperative(true).build(), (args, c) -> {
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+                while (System.nanoTime() < end) {
+                    Thread.onSpinWait(); // busy, never looks at its interrupt flag
+                }
+                return ToolOutput.of("late output that must not be seen");
+            });
+            ToolContext quick = ToolContext.builder("inv", SandboxPaths.of(root)).timeout(Duration.ofMillis(50)).build();
+
+            ToolResult r = call(executor(registry, store, "overrun"), ToolCallRequest.of("overrun", "{\"text\":\"a\"}"), quick);
+
+            assertThat(r.status()).isEqualTo(ToolStatus.TIMEOUT);
+            assertThat(r.reasonDetail()).matches("ran \\d+ ms against a limit of 50 ms");
+            assertThat(r.content()).doesNotContain("late output");
+            assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        }
+
+        @Test
+        void closeStopsAcceptingCallsAndEndsTheWorkers() throws Exception {
+            CountingThreads threads = new CountingThreads();
+            AtomicBoolean interrupted = new AtomicBoolean();
+            CountDownLatch running = new CountDownLatch(1);
+            registry.register(spec("waits").build(), (args, c) -> {
+                running.countDown();
+                try {
+                    Thread.sleep(60_000);
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                }
+                return ToolOutput.of("stopped");
+            });
+            ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("echo", "waits"))
+                    .store(store).workerThreads(threads).build();
+            call(executor, "echo", "{\"text\":\"a\"}");
+            ExecutorService caller = Executors.newSingleThreadExecutor();
+            try {
+                Future<ToolResult> waiting = caller.submit(() -> executor.execute(
+                        ToolCallRequest.of("waits", "{\"text\":\"a\"}"), ctx));
+                assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+                executor.close();
+                executor.close(); // idempotent
+
+                assertThat(waiting.get(10, TimeUnit.SECONDS).content()).isEqualTo("stopped");
+                assertThat(interrupted).as("a busy worker is interrupted").isTrue();
+                assertThatThrownBy(() -> executor.execute(ToolCallRequest.of("echo", "{\"text\":\"a\"}"), ctx))
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+                for (int i = 0; i < 500 && threads.alive() > 0; i++) {
+                    Thread.sleep(10);
+                }
+                assertThat(threads.alive()).as("every worker ended").isZero();
+            } finally {
+                caller.shutdownNow();
+            }
+        }
     }
 
     private static String pathSchema() {

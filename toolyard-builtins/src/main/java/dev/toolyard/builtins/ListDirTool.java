@@ -63,6 +63,7 @@ final class ListDirTool implements ToolHandler {
                 .riskClass(RiskClass.READ_ONLY)
                 .egress(EgressClass.NONE)
                 .pathArg(PATH, PathAccess.READ)
+                .cooperative(true) // bounded by its entry cap
                 .build();
     }
 

@@ -59,6 +59,7 @@ final class ReadFileTool implements ToolHandler {
                 .riskClass(RiskClass.READ_ONLY)
                 .egress(EgressClass.NONE)
                 .pathArg(PATH, PathAccess.READ)
+                .cooperative(true) // bounded by its size cap
                 .build();
     }
 

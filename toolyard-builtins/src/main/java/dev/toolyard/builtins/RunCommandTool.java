@@ -56,6 +56,7 @@ final class RunCommandTool {
                 .riskClass(RiskClass.EXECUTE)
                 .egress(EgressClass.NONE)
                 .requiresIsolation(true)
+                .cooperative(true) // the interrupt at the deadline kills the tree
                 .build();
         return new Tool(spec, (args, context) -> run(sandbox, env, args, context));
     }

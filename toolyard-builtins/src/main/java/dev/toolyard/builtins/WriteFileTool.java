@@ -70,6 +70,7 @@ final class WriteFileTool implements ToolHandler {
                 .riskClass(RiskClass.WRITE)
                 .egress(EgressClass.NONE)
                 .pathArg(PATH, PathAccess.WRITE)
+                .cooperative(true) // bounded by its size cap
                 .build();
     }
 

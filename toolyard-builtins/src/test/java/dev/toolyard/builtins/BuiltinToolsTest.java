@@ -65,6 +65,15 @@ class BuiltinToolsTest {
     }
 
     @Test
+    void everyBuiltInToolIsCooperativeSoByDefaultItRunsOnTheCallersThread() {
+        List<Tool> tools = List.of(BuiltinTools.readFile(), BuiltinTools.writeFile(), BuiltinTools.listDir(),
+                BuiltinTools.runCommand(dev.toolyard.sandbox.TieredSandbox.builder().which(name -> java.util.Optional.empty())
+                        .build()),
+                BuiltinTools.httpFetch(List.of("127.0.0.1"), new ScriptedResolver()));
+        assertThat(tools).allMatch(t -> t.spec().cooperative(), "cooperative");
+    }
+
+    @Test
     void everySchemaIsClosedAndDeclaresItsPathArgument() {
         Map<Tool, PathAccess> expected = Map.of(
                 BuiltinTools.readFile(), PathAccess.READ,

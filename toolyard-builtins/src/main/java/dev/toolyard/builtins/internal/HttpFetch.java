@@ -70,6 +70,7 @@ public final class HttpFetch implements ToolHandler {
                      "additionalProperties":false}""")
             .riskClass(RiskClass.READ_ONLY)
             .egress(EgressClass.ALLOWLISTED)
+            .cooperative(true) // its call timeout is the deadline
             .build();
 
     private static final String ACCEPT = "text/*, application/json, application/*+json";

@@ -1,0 +1,126 @@
+package dev.toolyard;
+
+import dev.toolyard.internal.Json;
+import dev.toolyard.internal.JsonValues;
+import dev.toolyard.internal.Text;
+import dev.toolyard.spi.ToolCallEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * One call as it arrives, before any check: its ids, its clipped name, its argument text and digest,
+ * and, once a check refuses it, the refusal. The first hand-off of the pipeline; every later hand-off
+ * carries it. Confined to the thread that called {@code execute}.
+ */
+final class Call {
+    /** Names, framework ids and reason details are clipped to this many characters (and an ellipsis). */
+    static final int MAX_NAME_CHARS = 128;
+
+    final ToolCallRequest request;
+    final ToolContext context;
+    final long startNanos;
+    final Instant startedAt;
+    final String callId;
+    final String displayName;
+    final String requestCallId;
+    final String argumentsText;
+    final long argumentBytes;
+    final String digest;
+    /** Why map arguments could not become JSON, or {@code null}. */
+    final String notJson;
+    /** The arguments already as a tree (map requests), or {@code null} for text still to parse. */
+    final ObjectNode preParsed;
+
+    private Tool tool;
+    private Reason refusal;
+    private String refusalDetail;
+    private ToolCallEvent event;
+
+    Call(ToolCallRequest request, ToolContext context) {
+        this.request = request;
+        this.context = context;
+        this.startNanos = System.nanoTime();
+        this.startedAt = context.clock().instant();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        this.callId = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
+                (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
+        this.displayName = Text.clip(request.name(), MAX_NAME_CHARS);
+        this.requestCallId = request.callId().isPresent() ? Text.clip(request.callId().get(), MAX_NAME_CHARS) : "";
+        String text;
+        ObjectNode node = null;
+        String problem = null;
+        if (request.argumentsJson() != null) {
+            text = request.argumentsJson();
+        } else {
+            try {
+                node = JsonValues.toObject(request.argumentsMap());
+                text = Json.MAPPER.writeValueAsString(node);
+            } catch (JsonValues.NotJson e) {
+                problem = e.getMessage();
+                text = String.valueOf(request.argumentsMap().keySet());
+            }
+        }
+        this.argumentsText = text;
+        this.preParsed = node;
+        this.notJson = problem;
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        this.argumentBytes = utf8.length;
+        this.digest = Text.sha256(utf8);
+    }
+
+    /**
+     * Ends the walk: the first check to call this names the reason.
+     *
+     * @return {@code null}, which is what a refusing stage hands on
+     */
+    <T> T refuse(Reason reason, String detail) {
+        this.refusal = reason;
+        this.refusalDetail = detail;
+        return null;
+    }
+
+    Reason refusal() {
+        return refusal;
+    }
+
+    String refusalDetail() {
+        return refusalDetail;
+    }
+
+    void resolved(Tool tool) {
+        this.tool = tool;
+    }
+
+    /** @return the tool, once the registry check found it; {@code null} for an unknown tool */
+    Tool tool() {
+        return tool;
+    }
+
+    boolean redacted() {
+        return tool != null && tool.spec().redactArgs();
+    }
+
+    /** @return the arguments as a record keeps them: plaintext, or the redaction marker, or size only */
+    String recordedArguments() {
+        if (redacted()) {
+            return "{\"redacted\":true}";
+        }
+        if (argumentBytes > ToolExecutor.RECORD_ARGUMENT_BYTES) {
+            return "{\"omitted\":true,\"bytes\":" + argumentBytes + "}";
+        }
+        return argumentsText;
+    }
+
+    /** @return the event observers see; built on first use, so an unobserved call never builds one */
+    ToolCallEvent event(IsolationTier hostTier) {
+        if (event == null) {
+            ToolSpec spec = tool == null ? null : tool.spec();
+            IsolationTier tier = spec != null && spec.requiresIsolation() ? hostTier : IsolationTier.NONE;
+            event = ToolCallEvent.of(callId, requestCallId, displayName, spec, context.invocationId(), startedAt, tier);
+        }
+        return event;
+    }
+}

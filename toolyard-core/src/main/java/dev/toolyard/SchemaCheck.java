@@ -1,0 +1,60 @@
+package dev.toolyard;
+
+import dev.toolyard.internal.Json;
+import dev.toolyard.internal.NetworkntValidation;
+import dev.toolyard.internal.Text;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Position 2: the arguments must be a JSON object within the size limit, parse (duplicate keys, trailing
+ * data and excess depth refused), and satisfy the tool's schema ({@code args_invalid}, the first
+ * violation in the detail). Immutable; thread-safe.
+ */
+final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
+    private final int maxArgumentBytes;
+
+    SchemaCheck(int maxArgumentBytes) {
+        this.maxArgumentBytes = maxArgumentBytes;
+    }
+
+    @Override
+    public int position() {
+        return 2;
+    }
+
+    @Override
+    public ParsedArgs apply(ResolvedTool in) {
+        Call call = in.call();
+        if (call.notJson != null) {
+            return call.refuse(Reason.ARGS_INVALID, call.notJson);
+        }
+        if (call.argumentBytes > maxArgumentBytes) {
+            return call.refuse(Reason.ARGS_INVALID,
+                    "arguments are " + call.argumentBytes + " bytes, over the limit of " + maxArgumentBytes);
+        }
+        ObjectNode arguments = call.preParsed;
+        if (arguments == null) {
+            JsonNode parsed;
+            try {
+                parsed = Json.MAPPER.readTree(call.argumentsText);
+            } catch (JacksonException e) {
+                return call.refuse(Reason.ARGS_INVALID, "not valid JSON: " + Text.clip(
+                        String.valueOf(e.getOriginalMessage()), 300));
+            } catch (RuntimeException | StackOverflowError e) {
+                return call.refuse(Reason.ARGS_INVALID, "not valid JSON: " + e.getClass().getSimpleName());
+            }
+            if (parsed == null || !parsed.isObject()) {
+                return call.refuse(Reason.ARGS_INVALID, "arguments must be a JSON object");
+            }
+            arguments = (ObjectNode) parsed;
+        }
+        String violation = firstViolation(in.spec(), arguments);
+        return violation == null ? new ParsedArgs(in, arguments) : call.refuse(Reason.ARGS_INVALID, violation);
+    }
+
+    private static String firstViolation(ToolSpec spec, ObjectNode arguments) {
+        return NetworkntValidation.firstViolation(spec.validator(), arguments);
+    }
+}

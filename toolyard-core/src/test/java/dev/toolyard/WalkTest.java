@@ -1,0 +1,48 @@
+package dev.toolyard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WalkTest {
+    /** A check that appends its name to the list it is handed, or refuses (returns null) when told to. */
+    private record Named(int position, String name, boolean refuses) implements Check<List<String>, List<String>> {
+        @Override
+        public List<String> apply(List<String> in) {
+            in.add(name);
+            return refuses ? null : in;
+        }
+    }
+
+    @Test
+    void checksRunInTheDeclaredOrderAndTheFirstRefusalStopsTheWalk() {
+        Walk<List<String>, List<String>> walk = Walk.first(new Named(0, "a", false))
+                .then(new Named(1, "b", true)).then(new Named(2, "c", false));
+        List<String> seen = new ArrayList<>();
+
+        assertThat(walk.walk(seen)).isNull();
+        assertThat(seen).containsExactly("a", "b");
+        assertThat(walk.length()).isEqualTo(3);
+    }
+
+    @Test
+    void aCheckDeclaredOutOfPlaceMakesTheWalkImpossibleToDeclare() {
+        assertThatThrownBy(() -> Walk.first(new Named(1, "a", false))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("positions must be exactly");
+        Walk<List<String>, List<String>> one = Walk.first(new Named(0, "a", false));
+        assertThatThrownBy(() -> one.then(new Named(2, "c", false))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> one.then(new Named(0, "again", false))).isInstanceOf(IllegalStateException.class);
+        assertThat(one.then(new Named(1, "b", false)).walk(new ArrayList<>())).containsExactly("a", "b");
+    }
+
+    @Test
+    void theExecutorsWalkIsTheSixChecksInTheOrderTheContractFixes() {
+        List<Check<?, ?>> declared = List.of(new RegistryCheck(new ToolRegistry()), new AllowlistCheck(java.util.Set.of()),
+                new SchemaCheck(256), new EgressCheck(), new ContainmentCheck(new PathContainment(), IsolationTier.UNAVAILABLE),
+                new CapacityCheck(new HandlerSlots(1, 1), HandlerMode.BY_TOOL));
+        assertThat(declared).extracting(Check::position).containsExactly(0, 1, 2, 3, 4, 5);
+    }
+}
