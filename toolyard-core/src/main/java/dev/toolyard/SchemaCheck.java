@@ -1,7 +1,8 @@
 package dev.toolyard;
 
+import dev.toolyard.internal.CompiledSchema;
 import dev.toolyard.internal.Json;
-import dev.toolyard.internal.NetworkntValidation;
+import dev.toolyard.internal.NetworkntFallback;
 import dev.toolyard.internal.Text;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -11,6 +12,9 @@ import tools.jackson.databind.node.ObjectNode;
  * Position 2: the arguments must be a JSON object within the size limit, parse (duplicate keys, trailing
  * data and excess depth refused), and satisfy the tool's schema ({@code args_invalid}, the first
  * violation in the detail). Immutable; thread-safe.
+ *
+ * <p>The schema is judged by {@link CompiledSchema} when it stays inside the closed subset tools use, by
+ * networknt otherwise; {@code CompiledSchemaDifferentialFuzzTest} keeps the two in agreement.
  */
 final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
     private final int maxArgumentBytes;
@@ -54,7 +58,10 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
         return violation == null ? new ParsedArgs(in, arguments) : call.refuse(Reason.ARGS_INVALID, violation);
     }
 
+    /** The compiled fast path when the schema stays in its subset (one walk, no allocation when valid), networknt otherwise. */
     private static String firstViolation(ToolSpec spec, ObjectNode arguments) {
-        return NetworkntValidation.firstViolation(spec.validator(), arguments);
+        CompiledSchema compiled = spec.compiledSchema();
+        return compiled != null ? compiled.firstViolation(arguments)
+                : NetworkntFallback.firstViolation(spec.validator(), arguments);
     }
 }

@@ -1,6 +1,7 @@
 package dev.toolyard;
 
 import com.networknt.schema.Schema;
+import dev.toolyard.internal.CompiledSchema;
 import dev.toolyard.internal.Json;
 import dev.toolyard.internal.SchemaRules;
 import java.util.Collections;
@@ -44,6 +45,7 @@ public final class ToolSpec {
     private final boolean redactArgs;
     private final boolean cooperative;
     private final Schema validator;
+    private final CompiledSchema compiled;
 
     private ToolSpec(Builder b, ObjectNode schema, Schema validator) {
         this.name = b.name;
@@ -57,6 +59,7 @@ public final class ToolSpec {
         this.redactArgs = b.redactArgs;
         this.cooperative = b.cooperative;
         this.validator = validator;
+        this.compiled = CompiledSchema.compile(schema).orElse(null);
     }
 
     /**
@@ -118,6 +121,11 @@ public final class ToolSpec {
      */
     public boolean cooperative() {
         return cooperative;
+    }
+
+    /** @return the one-walk validator for the closed subset, or {@code null} when networknt must judge */
+    CompiledSchema compiledSchema() {
+        return compiled;
     }
 
     Schema validator() {

@@ -10,11 +10,12 @@ import java.util.List;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Validation through networknt's json-schema-validator, bounded: formats are not asserted, the first
+ * Validation through networknt's json-schema-validator, for schemas {@link CompiledSchema} does not
+ * cover. Bounded: formats are not asserted, the first
  * violation stops it, and depth and steps are capped so hostile arguments end as a refusal. Exported
  * only to ToolYard's own modules. Stateless; thread-safe.
  */
-public final class NetworkntValidation {
+public final class NetworkntFallback {
     private static final ExecutionConfig VALIDATION = ExecutionConfig.builder()
             .formatAssertionsEnabled(false)
             .failFast(true) // the first violation is the reason; collecting the rest is work a refusal does not need
@@ -22,7 +23,7 @@ public final class NetworkntValidation {
             .maxEvaluationSteps(2_000_000)
             .build();
 
-    private NetworkntValidation() {}
+    private NetworkntFallback() {}
 
     /**
      * @param validator the tool's compiled networknt schema; never {@code null}
