@@ -26,6 +26,8 @@ import java.util.Optional;
  * @param duration how long it took; zero for an interrupted call; never {@code null}
  * @param requestCallId the agent framework's id of the call ({@link ToolCallRequest#callId()}), capped at
  *     128 characters; {@code ""} when the request carried none; never {@code null}
+ * @param agent the agent the invocation's context named ({@link ToolContext#agent()}); {@code ""} when it
+ *     named none; never {@code null}
  */
 public record ToolCallRecord(
         String callId,
@@ -40,7 +42,8 @@ public record ToolCallRecord(
         String summary,
         Instant startedAt,
         Duration duration,
-        String requestCallId) {
+        String requestCallId,
+        String agent) {
 
     /**
      * Checks the components.
@@ -58,6 +61,7 @@ public record ToolCallRecord(
      * @param startedAt when the call started, by the context's clock; never {@code null}
      * @param duration how long it took; zero for an interrupted call; never {@code null}
      * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     * @param agent the context's agent name; {@code ""} when none; never {@code null}
      * @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree
      */
     public ToolCallRecord {
@@ -72,10 +76,36 @@ public record ToolCallRecord(
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(requestCallId, "requestCallId");
+        Objects.requireNonNull(agent, "agent");
         boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
         if (needsReason != (reason != null) || (reason != null && reason.status() != status)) {
             throw new IllegalArgumentException("status " + status + " does not agree with reason " + reason);
         }
+    }
+
+    /**
+     * A record of a call whose context named no agent ({@code agent} {@code ""}): the constructor of
+     * version 2, kept so that code written against it compiles unchanged.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
+     * @param status how it ended; never {@code null}
+     * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+     * @param reasonDetail details of the reason; never {@code null}
+     * @param arguments the arguments as kept; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param summary the capped summary of the output, or the refusal text; never {@code null}
+     * @param startedAt when the call started, by the context's clock; never {@code null}
+     * @param duration how long it took; never {@code null}
+     * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     */
+    public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
+            String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
+            Instant startedAt, Duration duration, String requestCallId) {
+        this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
+                argumentsRedacted, summary, startedAt, duration, requestCallId, "");
     }
 
     /**
@@ -99,12 +129,17 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration) {
         this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, "");
+                argumentsRedacted, summary, startedAt, duration, "", "");
     }
 
     /** @return the framework's id of the call; empty when the request carried none */
     public Optional<String> requestCallIdOptional() {
         return requestCallId.isEmpty() ? Optional.empty() : Optional.of(requestCallId);
+    }
+
+    /** @return the agent the context named; empty when none */
+    public Optional<String> agentOptional() {
+        return agent.isEmpty() ? Optional.empty() : Optional.of(agent);
     }
 
     /** @return the reason as an optional; empty for OK and INTERRUPTED */
@@ -121,6 +156,6 @@ public record ToolCallRecord(
     public static ToolCallRecord interrupted(ToolCallStart start) {
         return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, null,
                 "started, no completion recorded", start.arguments(), start.argumentsSha256(),
-                start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId());
+                start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(), start.agent());
     }
 }

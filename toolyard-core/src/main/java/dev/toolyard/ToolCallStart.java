@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param argumentsRedacted whether the plaintext was withheld
  * @param startedAt when the call started; never {@code null}
  * @param requestCallId the agent framework's id of the call, capped; {@code ""} when none; never {@code null}
+ * @param agent the context's agent name; {@code ""} when none; never {@code null}
  */
 public record ToolCallStart(
         String callId,
@@ -25,7 +26,8 @@ public record ToolCallStart(
         String argumentsSha256,
         boolean argumentsRedacted,
         Instant startedAt,
-        String requestCallId) {
+        String requestCallId,
+        String agent) {
 
     /**
      * Checks the components.
@@ -38,6 +40,7 @@ public record ToolCallStart(
      * @param argumentsRedacted whether the plaintext was withheld
      * @param startedAt when the call started; never {@code null}
      * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     * @param agent the context's agent name; {@code ""} when none; never {@code null}
      * @throws NullPointerException if a field is {@code null}
      */
     public ToolCallStart {
@@ -48,6 +51,25 @@ public record ToolCallStart(
         Objects.requireNonNull(argumentsSha256, "argumentsSha256");
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(requestCallId, "requestCallId");
+        Objects.requireNonNull(agent, "agent");
+    }
+
+    /**
+     * A mark of a call whose context named no agent: the constructor of version 2, kept so that code
+     * written against it compiles unchanged.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the tool's name; never {@code null}
+     * @param arguments the arguments as a record keeps them; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param startedAt when the call started; never {@code null}
+     * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     */
+    public ToolCallStart(String callId, String invocationId, String toolName, String arguments,
+            String argumentsSha256, boolean argumentsRedacted, Instant startedAt, String requestCallId) {
+        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, requestCallId, "");
     }
 
     /**
@@ -64,6 +86,6 @@ public record ToolCallStart(
      */
     public ToolCallStart(String callId, String invocationId, String toolName, String arguments,
             String argumentsSha256, boolean argumentsRedacted, Instant startedAt) {
-        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, "");
+        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, "", "");
     }
 }

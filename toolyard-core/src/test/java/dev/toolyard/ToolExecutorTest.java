@@ -635,6 +635,28 @@ class ToolExecutorTest {
                 .hasSize(129).endsWith("…");
     }
 
+    @Test
+    void theContextsAgentNameIsRecordedOnRefusalsAndOnCallsThatRan() {
+        ToolExecutor executor = executor(registry, store, "echo");
+        ToolContext named = ToolContext.builder("inv-agent", ctx.workspace()).agent("triage-bot").build();
+
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}"), named);
+        call(executor, ToolCallRequest.of("nope", "{}"), named);
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}"), ctx);
+
+        assertThat(store.records()).extracting(ToolCallRecord::agent).containsExactly("triage-bot", "triage-bot", "");
+        assertThat(named.agent()).contains("triage-bot");
+        assertThat(ctx.agent()).isEmpty();
+    }
+
+    @Test
+    void anAgentNameOfTheWrongFormFailsAtBuildNamingTheParameter() {
+        ToolContext.Builder b = ToolContext.builder("inv", ctx.workspace());
+        assertThatThrownBy(() -> b.agent("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("agent");
+        assertThatThrownBy(() -> b.agent("a b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> b.agent("x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
+    }
+
     // --- bounded under load, cheap by default, close ----------------------------------------------
 
     /** A handler that ignores interruption until released: what a hostile or broken tool looks like. */

@@ -26,6 +26,7 @@ import dev.toolyard.ToolResult;
 import dev.toolyard.ToolSpec;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.store.jdbc.internal.Dialect;
+import dev.toolyard.store.jdbc.internal.Schema;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -260,7 +261,7 @@ class JdbcToolCallStoreTest {
 
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version ORDER BY version")) {
-                for (int version = 1; version <= 2; version++) {
+                for (int version = 1; version <= 3; version++) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getInt(1)).isEqualTo(version);
                     assertThat(rs.getString(2)).isNotBlank();
@@ -296,8 +297,25 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).isEqualTo(2);
+                assertThat(rs.getInt(1)).isEqualTo(3);
             }
+            assertThat(store.byInvocation("inv").get(0).agentOptional()).as("a version 1 row names no agent").isEmpty();
+        }
+
+        @Test
+        void theContextsAgentNameSurvivesTheMarkAndTheCompletion() {
+            JdbcToolCallStore store = open();
+            ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "",
+                    "release-bot");
+
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
+            ToolCallRecord done = finished(mark, ToolStatus.OK, null);
+            store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
+                    done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "release-bot"));
+            assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
+            assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.OK);
         }
 
         @Test
@@ -318,11 +336,11 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
                 s.execute("INSERT INTO toolyard_schema_version (version, description, applied_at_epoch_milli)"
-                        + " VALUES (3, 'from the future', 0)");
+                        + " VALUES (" + (Schema.CURRENT_VERSION + 1) + ", 'from the future', 0)");
             }
 
             assertThatThrownBy(() -> open()).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("schema version 3").hasMessageContaining("newer");
+                    .hasMessageContaining("schema version " + (Schema.CURRENT_VERSION + 1)).hasMessageContaining("newer");
         }
 
         @Test

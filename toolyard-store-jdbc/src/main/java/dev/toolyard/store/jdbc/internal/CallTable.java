@@ -30,12 +30,12 @@ public final class CallTable implements AutoCloseable {
 
     private static final String COLUMNS = "call_id, invocation_id, tool_name, status, reason, reason_detail, "
             + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, started_at_nano, "
-            + "duration_second, duration_nano, completed, request_call_id";
+            + "duration_second, duration_nano, completed, request_call_id, agent";
     private static final String SELECT = "SELECT " + COLUMNS + " FROM " + TABLE;
     private static final String UPDATE = "UPDATE " + TABLE + " SET invocation_id = ?, tool_name = ?, status = ?, "
             + "reason = ?, reason_detail = ?, arguments = ?, arguments_sha256 = ?, arguments_redacted = ?, "
             + "summary = ?, started_at_epoch_second = ?, started_at_nano = ?, duration_second = ?, duration_nano = ?, "
-            + "completed = ?, request_call_id = ? WHERE call_id = ? AND completed = ?";
+            + "completed = ?, request_call_id = ?, agent = ? WHERE call_id = ? AND completed = ?";
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -55,7 +55,7 @@ public final class CallTable implements AutoCloseable {
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.guard = Objects.requireNonNull(guard, "guard");
         this.writer = writer;
-        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 + dialect.insertSuffix();
     }
 
@@ -85,6 +85,7 @@ public final class CallTable implements AutoCloseable {
                         bindRow(p, 1, w.record());
                         p.setBoolean(15, w.kind() == Write.Kind.APPEND);
                         p.setString(16, StoredText.encode(w.record().requestCallId()));
+                        p.setString(17, StoredText.encode(w.record().agent()));
                         p.addBatch();
                     }
                     spread(p.executeBatch(), inserts, counts);
@@ -97,8 +98,9 @@ public final class CallTable implements AutoCloseable {
                         bindRow(p, 0, r);
                         p.setBoolean(14, true);
                         p.setString(15, StoredText.encode(r.requestCallId()));
-                        p.setString(16, StoredText.encode(r.callId()));
-                        p.setBoolean(17, false);
+                        p.setString(16, StoredText.encode(r.agent()));
+                        p.setString(17, StoredText.encode(r.callId()));
+                        p.setBoolean(18, false);
                         p.addBatch();
                     }
                     spread(p.executeBatch(), updates, counts);
@@ -252,7 +254,8 @@ public final class CallTable implements AutoCloseable {
                     StoredText.decode(rs.getString(10)),
                     Instant.ofEpochSecond(rs.getLong(11), rs.getInt(12)),
                     Duration.ofSeconds(rs.getLong(13), rs.getInt(14)),
-                    StoredText.decode(rs.getString(16)));
+                    StoredText.decode(rs.getString(16)),
+                    StoredText.decode(rs.getString(17)));
         } catch (IllegalArgumentException e) {
             throw new SQLException("a row of " + TABLE + " cannot be read as a tool call record: " + e.getMessage(), e);
         }

@@ -87,6 +87,11 @@ public enum Dialect {
         return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN request_call_id TEXT NOT NULL DEFAULT ''");
     }
 
+    /** @return DDL of version 3: the agent name the invocation's context gave, {@code ''} for none */
+    List<String> schemaVersion3() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN agent TEXT NOT NULL DEFAULT ''");
+    }
+
     /** @return appended to the INSERT so that a call id already present is skipped (count 0), not an error */
     String insertSuffix() {
         return insertSuffix;

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int CURRENT_VERSION = 2;
+    public static final int CURRENT_VERSION = 3;
     /** The table that records which versions were applied. */
     public static final String VERSION_TABLE = "toolyard_schema_version";
 
@@ -73,6 +73,10 @@ public final class Schema {
             if (found < 2) {
                 apply(s, dialect.schemaVersion2());
                 recordVersion(connection, 2, "the agent framework's id of each call (request_call_id)");
+            }
+            if (found < 3) {
+                apply(s, dialect.schemaVersion3());
+                recordVersion(connection, 3, "the agent name of each call's context (agent)");
             }
         }
         return found;
