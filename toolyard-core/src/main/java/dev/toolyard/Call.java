@@ -36,6 +36,9 @@ final class Call {
     /** The arguments already as a tree (map requests), or {@code null} for text still to parse. */
     final ObjectNode preParsed;
 
+    /** What a gate in shadow mode would have refused, or {@code ""}; set by the policy check. */
+    String shadowDenial = "";
+
     private Tool tool;
     private Reason refusal;
     private String refusalDetail;

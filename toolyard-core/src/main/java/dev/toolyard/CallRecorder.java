@@ -38,7 +38,8 @@ final class CallRecorder {
     /** Writes the mark; if that throws, the handler must not run. */
     void started(Call call) {
         ToolCallStart start = new ToolCallStart(call.callId, call.context.invocationId(), call.displayName,
-                call.recordedArguments(), call.digest, call.redacted(), call.startedAt, call.requestCallId, call.agent);
+                call.recordedArguments(), call.digest, call.redacted(), call.startedAt, call.requestCallId, call.agent,
+                call.shadowDenial);
         try {
             store.markStarted(start);
         } catch (RuntimeException e) {
@@ -83,7 +84,7 @@ final class CallRecorder {
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
         return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(), e.reason(),
                 e.detail(), call.recordedArguments(), call.digest, call.redacted(), e.summary(), call.startedAt,
-                duration, call.requestCallId, call.agent);
+                duration, call.requestCallId, call.agent, call.shadowDenial);
     }
 
     private static ToolResult result(Call call, OutputCap.Ending e, Duration duration) {

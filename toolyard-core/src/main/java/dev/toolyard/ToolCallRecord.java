@@ -28,6 +28,8 @@ import java.util.Optional;
  *     128 characters; {@code ""} when the request carried none; never {@code null}
  * @param agent the agent the invocation's context named ({@link ToolContext#agent()}); {@code ""} when it
  *     named none; never {@code null}
+ * @param shadowDenial what a {@link dev.toolyard.spi.PolicyGate} in shadow mode would have refused, and why
+ *     (the call ran); {@code ""} when nothing; never {@code null}
  */
 public record ToolCallRecord(
         String callId,
@@ -43,7 +45,8 @@ public record ToolCallRecord(
         Instant startedAt,
         Duration duration,
         String requestCallId,
-        String agent) {
+        String agent,
+        String shadowDenial) {
 
     /**
      * Checks the components.
@@ -62,6 +65,7 @@ public record ToolCallRecord(
      * @param duration how long it took; zero for an interrupted call; never {@code null}
      * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
      * @param agent the context's agent name; {@code ""} when none; never {@code null}
+     * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
      * @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree
      */
     public ToolCallRecord {
@@ -77,6 +81,7 @@ public record ToolCallRecord(
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(requestCallId, "requestCallId");
         Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(shadowDenial, "shadowDenial");
         boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
         if (needsReason != (reason != null) || (reason != null && reason.status() != status)) {
             throw new IllegalArgumentException("status " + status + " does not agree with reason " + reason);
@@ -84,8 +89,8 @@ public record ToolCallRecord(
     }
 
     /**
-     * A record of a call whose context named no agent ({@code agent} {@code ""}): the constructor of
-     * version 2, kept so that code written against it compiles unchanged.
+     * A record of a call whose context named no agent and that no shadow gate noted ({@code agent} and
+     * {@code shadowDenial} {@code ""}): the constructor of version 2, kept so that code written against it compiles unchanged.
      *
      * @param callId unique id of the call; never {@code null}
      * @param invocationId the invocation's id; never {@code null}
@@ -105,7 +110,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId) {
         this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, requestCallId, "");
+                argumentsRedacted, summary, startedAt, duration, requestCallId, "", "");
     }
 
     /**
@@ -129,7 +134,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration) {
         this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, "", "");
+                argumentsRedacted, summary, startedAt, duration, "", "", "");
     }
 
     /** @return the framework's id of the call; empty when the request carried none */
@@ -140,6 +145,11 @@ public record ToolCallRecord(
     /** @return the agent the context named; empty when none */
     public Optional<String> agentOptional() {
         return agent.isEmpty() ? Optional.empty() : Optional.of(agent);
+    }
+
+    /** @return what a policy gate in shadow mode would have refused; empty when nothing */
+    public Optional<String> shadowDenialOptional() {
+        return shadowDenial.isEmpty() ? Optional.empty() : Optional.of(shadowDenial);
     }
 
     /** @return the reason as an optional; empty for OK and INTERRUPTED */
@@ -156,6 +166,7 @@ public record ToolCallRecord(
     public static ToolCallRecord interrupted(ToolCallStart start) {
         return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, null,
                 "started, no completion recorded", start.arguments(), start.argumentsSha256(),
-                start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(), start.agent());
+                start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(), start.agent(),
+                start.shadowDenial());
     }
 }

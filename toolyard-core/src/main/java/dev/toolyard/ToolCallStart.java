@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param startedAt when the call started; never {@code null}
  * @param requestCallId the agent framework's id of the call, capped; {@code ""} when none; never {@code null}
  * @param agent the context's agent name; {@code ""} when none; never {@code null}
+ * @param shadowDenial what a {@link dev.toolyard.spi.PolicyGate} in shadow mode would have refused, and why;
+ *     {@code ""} when nothing; never {@code null}
  */
 public record ToolCallStart(
         String callId,
@@ -27,7 +29,8 @@ public record ToolCallStart(
         boolean argumentsRedacted,
         Instant startedAt,
         String requestCallId,
-        String agent) {
+        String agent,
+        String shadowDenial) {
 
     /**
      * Checks the components.
@@ -41,6 +44,7 @@ public record ToolCallStart(
      * @param startedAt when the call started; never {@code null}
      * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
      * @param agent the context's agent name; {@code ""} when none; never {@code null}
+     * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
      * @throws NullPointerException if a field is {@code null}
      */
     public ToolCallStart {
@@ -52,6 +56,7 @@ public record ToolCallStart(
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(requestCallId, "requestCallId");
         Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(shadowDenial, "shadowDenial");
     }
 
     /**
@@ -69,7 +74,7 @@ public record ToolCallStart(
      */
     public ToolCallStart(String callId, String invocationId, String toolName, String arguments,
             String argumentsSha256, boolean argumentsRedacted, Instant startedAt, String requestCallId) {
-        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, requestCallId, "");
+        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, requestCallId, "", "");
     }
 
     /**
@@ -86,6 +91,6 @@ public record ToolCallStart(
      */
     public ToolCallStart(String callId, String invocationId, String toolName, String arguments,
             String argumentsSha256, boolean argumentsRedacted, Instant startedAt) {
-        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, "", "");
+        this(callId, invocationId, toolName, arguments, argumentsSha256, argumentsRedacted, startedAt, "", "", "");
     }
 }

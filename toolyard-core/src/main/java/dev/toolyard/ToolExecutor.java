@@ -2,6 +2,7 @@ package dev.toolyard;
 
 import dev.toolyard.spi.IsolatedRunner;
 import dev.toolyard.spi.PathPolicy;
+import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.ToolCallObserver;
 import dev.toolyard.spi.ToolCallStore;
 import java.util.ArrayList;
@@ -15,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Runs every tool call a model asks for, and records it. {@link #execute} walks one declared sequence of
  * checks, each its own class handing the next a richer type: registry ({@code unknown_tool}), allowlist
  * ({@code not_allowlisted}, then {@code not_approved}), schema ({@code args_invalid}), egress
- * ({@code egress_not_permitted}), containment ({@code isolation_unavailable}, then {@code path_escape}) and
- * capacity ({@code tool_saturated}). The first check that fails names the reason; only a call that passes
+ * ({@code egress_not_permitted}), containment ({@code isolation_unavailable}, then {@code path_escape}), the
+ * application's {@link dev.toolyard.spi.PolicyGate} if it gave one, and capacity ({@code tool_saturated}). The first check that fails names the reason; only a call that passes
  * all of them reaches its handler, with its path arguments resolved, under a mandatory deadline (see
  * {@link HandlerMode}). Its output is capped; its exceptions become {@code handler_error}. Every call is
  * recorded, refusals included, and observers hear of it.
@@ -60,6 +61,7 @@ public final class ToolExecutor implements AutoCloseable {
                 .then(new SchemaCheck(b.maxArgumentBytes))           // args_invalid
                 .then(new EgressCheck())                             // egress_not_permitted
                 .then(new ContainmentCheck(b.paths, hostTier))       // isolation_unavailable, path_escape
+                .then(new PolicyCheck(b.policyGate))                 // the application's gate, e.g. policy_denied
                 .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)); // tool_saturated
         this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes),
                 new Observers(b.observers, hostTier));
@@ -129,6 +131,7 @@ public final class ToolExecutor implements AutoCloseable {
         private final ToolRegistry registry;
         private final PathPolicy paths;
         private final List<ToolCallObserver> observers = new ArrayList<>();
+        private PolicyGate policyGate;
         private Set<String> allowlist;
         private ToolCallStore store;
         private int maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
@@ -241,6 +244,18 @@ public final class ToolExecutor implements AutoCloseable {
          */
         public Builder observer(ToolCallObserver observer) {
             observers.add(Objects.requireNonNull(observer, "observer"));
+            return this;
+        }
+
+        /**
+         * Adds the application's last check, after containment and before a handler slot is taken (see
+         * {@link PolicyGate}). Default none.
+         *
+         * @param gate the gate; never {@code null}
+         * @return this builder
+         */
+        public Builder policyGate(PolicyGate gate) {
+            this.policyGate = Objects.requireNonNull(gate, "gate");
             return this;
         }
 

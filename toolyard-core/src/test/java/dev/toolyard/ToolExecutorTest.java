@@ -9,6 +9,9 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.internal.Text;
+import dev.toolyard.spi.PolicyGate;
+import dev.toolyard.spi.PolicyQuery;
+import dev.toolyard.spi.PolicyVerdict;
 import dev.toolyard.spi.Sandbox;
 import dev.toolyard.spi.ToolCallEvent;
 import dev.toolyard.spi.ToolCallObserver;
@@ -655,6 +658,79 @@ class ToolExecutorTest {
         assertThatThrownBy(() -> b.agent("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("agent");
         assertThatThrownBy(() -> b.agent("a b")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> b.agent("x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // --- the application's policy gate ------------------------------------------------------------
+
+    private ToolExecutor gated(PolicyGate gate, String... allowlisted) {
+        return ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of(allowlisted)).store(store)
+                .policyGate(gate).build();
+    }
+
+    @Test
+    void aGatesRefusalIsRecordedWithItsReasonAndTheHandlerNeverRuns() {
+        AtomicInteger ran = new AtomicInteger();
+        registry.register(spec("counted").build(), (args, c) -> {
+            ran.incrementAndGet();
+            return ToolOutput.of("ran");
+        });
+        Reason denied = Reason.declare("policy_denied", ToolStatus.REFUSED);
+        ToolExecutor executor = gated(q -> PolicyVerdict.refuse(denied, "rule counted: argument text"), "counted");
+
+        ToolResult r = call(executor, "counted", "{\"text\":\"a\"}");
+
+        assertRefused(r, denied);
+        assertThat(r.reasonDetail()).isEqualTo("rule counted: argument text");
+        assertThat(ran).hasValue(0);
+    }
+
+    @Test
+    void aShadowVerdictLetsTheCallRunAndTheRecordKeepsWhatWouldHaveBeenRefused() {
+        ToolExecutor executor = gated(q -> PolicyVerdict.allowAndRecord("would deny: argument text"), "echo");
+
+        ToolResult r = call(executor, "echo", "{\"text\":\"a\"}");
+
+        assertThat(r.status()).isEqualTo(ToolStatus.OK);
+        assertThat(store.records().get(0).shadowDenial()).isEqualTo("would deny: argument text");
+        assertThat(call(gated(q -> PolicyVerdict.allow(), "echo"), "echo", "{\"text\":\"a\"}").status())
+                .isEqualTo(ToolStatus.OK);
+        assertThat(store.records().get(1).shadowDenialOptional()).isEmpty();
+    }
+
+    @Test
+    void aGateThatThrowsOrGivesNoVerdictRefusesTheCallInsteadOfLettingItThrough() {
+        ToolResult thrown = call(gated(q -> {
+            throw new IllegalStateException("bug");
+        }, "echo"), "echo", "{\"text\":\"a\"}");
+        ToolResult none = call(gated(q -> null, "echo"), "echo", "{\"text\":\"a\"}");
+
+        assertThat(thrown.reason()).map(Reason::wireName).contains("policy_error");
+        assertThat(thrown.reasonDetail()).contains("IllegalStateException");
+        assertThat(none.reason()).map(Reason::wireName).contains("policy_error");
+    }
+
+    @Test
+    void theGateRunsAfterContainmentAndSeesTheAgentAndTheResolvedPath() throws Exception {
+        Files.createDirectories(root.resolve("sub"));
+        registry.register(reader(), (args, c) -> ToolOutput.of("read"));
+        List<PolicyQuery> asked = new ArrayList<>();
+        ToolExecutor executor = gated(q -> {
+            asked.add(q);
+            return PolicyVerdict.allow();
+        }, "reader");
+        ToolContext named = ToolContext.builder("inv-g", ctx.workspace()).agent("docs-bot").build();
+
+        call(executor, ToolCallRequest.of("reader", "{\"path\":\"../outside\"}"), named);
+        assertThat(store.records().get(0).reason()).isEqualTo(Reason.PATH_ESCAPE);
+        assertThat(asked).as("a call containment refuses never reaches the gate").isEmpty();
+
+        call(executor, ToolCallRequest.of("reader", "{\"path\":\"sub/../notes.md\"}"), named);
+        assertThat(asked).hasSize(1);
+        PolicyQuery q = asked.get(0);
+        assertThat(q.agent()).isEqualTo("docs-bot");
+        assertThat(q.spec().name()).isEqualTo("reader");
+        assertThat(q.paths().get("path")).isEqualTo(root.toRealPath().resolve("notes.md"));
+        assertThat(q.arguments().get("path").stringValue()).isEqualTo(root.toRealPath().resolve("notes.md").toString());
     }
 
     // --- bounded under load, cheap by default, close ----------------------------------------------

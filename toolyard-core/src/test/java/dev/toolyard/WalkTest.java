@@ -39,10 +39,10 @@ class WalkTest {
     }
 
     @Test
-    void theExecutorsWalkIsTheSixChecksInTheOrderTheContractFixes() {
+    void theExecutorsWalkIsTheSevenChecksInTheOrderTheContractFixesWithThePolicyGateAfterContainment() {
         List<Check<?, ?>> declared = List.of(new RegistryCheck(new ToolRegistry()), new AllowlistCheck(java.util.Set.of()),
                 new SchemaCheck(256), new EgressCheck(), new ContainmentCheck(new PathContainment(), IsolationTier.UNAVAILABLE),
-                new CapacityCheck(new HandlerSlots(1, 1), HandlerMode.BY_TOOL));
-        assertThat(declared).extracting(Check::position).containsExactly(0, 1, 2, 3, 4, 5);
+                new PolicyCheck(null), new CapacityCheck(new HandlerSlots(1, 1), HandlerMode.BY_TOOL));
+        assertThat(declared).extracting(Check::position).containsExactly(0, 1, 2, 3, 4, 5, 6);
     }
 }

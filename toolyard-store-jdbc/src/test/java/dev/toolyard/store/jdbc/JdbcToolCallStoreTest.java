@@ -261,7 +261,7 @@ class JdbcToolCallStoreTest {
 
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version ORDER BY version")) {
-                for (int version = 1; version <= 3; version++) {
+                for (int version = 1; version <= 4; version++) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getInt(1)).isEqualTo(version);
                     assertThat(rs.getString(2)).isNotBlank();
@@ -297,23 +297,40 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).isEqualTo(3);
+                assertThat(rs.getInt(1)).isEqualTo(4);
             }
             assertThat(store.byInvocation("inv").get(0).agentOptional()).as("a version 1 row names no agent").isEmpty();
+            assertThat(store.byInvocation("inv").get(0).shadowDenialOptional()).isEmpty();
+        }
+
+        @Test
+        void aShadowDenialSurvivesTheMarkAndTheCompletion() {
+            JdbcToolCallStore store = open();
+            String note = "rule read_file argument path: not under an allowed prefix";
+            ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "",
+                    "", note);
+
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).shadowDenial()).isEqualTo(note);
+            ToolCallRecord done = finished(mark, ToolStatus.OK, null);
+            store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
+                    done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", note));
+            assertThat(store.recent(1).get(0).shadowDenialOptional()).contains(note);
         }
 
         @Test
         void theContextsAgentNameSurvivesTheMarkAndTheCompletion() {
             JdbcToolCallStore store = open();
             ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "",
-                    "release-bot");
+                    "release-bot", "");
 
             store.markStarted(mark);
             assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
             ToolCallRecord done = finished(mark, ToolStatus.OK, null);
             store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
                     done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
-                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "release-bot"));
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "release-bot", ""));
             assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
             assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.OK);
         }

@@ -92,6 +92,11 @@ public enum Dialect {
         return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN agent TEXT NOT NULL DEFAULT ''");
     }
 
+    /** @return DDL of version 4: what a policy gate in shadow mode would have refused, {@code ''} for nothing */
+    List<String> schemaVersion4() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN shadow_denial TEXT NOT NULL DEFAULT ''");
+    }
+
     /** @return appended to the INSERT so that a call id already present is skipped (count 0), not an error */
     String insertSuffix() {
         return insertSuffix;
