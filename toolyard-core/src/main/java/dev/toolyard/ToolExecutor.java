@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs every tool call a model asks for, and records it. {@link #execute} walks one declared sequence of
@@ -45,8 +44,6 @@ public final class ToolExecutor implements AutoCloseable {
     public static final int DEFAULT_MAX_HANDLERS_PER_TOOL = 64;
     /** Default bound on all running and abandoned handed-off handlers of one executor. */
     public static final int DEFAULT_MAX_HANDLERS = 256;
-
-    private static final AtomicLong THREADS = new AtomicLong();
 
     private final Walk<Call, Admitted> checks;
     private final CallRecorder recorder;
@@ -140,11 +137,7 @@ public final class ToolExecutor implements AutoCloseable {
         private int maxHandlersPerTool = DEFAULT_MAX_HANDLERS_PER_TOOL;
         private int maxHandlers = DEFAULT_MAX_HANDLERS;
         private HandlerMode mode = HandlerMode.BY_TOOL;
-        private ThreadFactory threads = r -> {
-            Thread t = new Thread(r, "toolyard-handler-" + THREADS.incrementAndGet());
-            t.setDaemon(true); // never holds the JVM open
-            return t;
-        };
+        private ThreadFactory threads = WorkerPool.DAEMON_THREADS;
 
         private Builder(ToolRegistry registry, PathPolicy paths) {
             this.registry = Objects.requireNonNull(registry, "registry");

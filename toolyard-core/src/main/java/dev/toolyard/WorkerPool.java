@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -18,6 +19,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WorkerPool {
     static final long KEEP_ALIVE_SECONDS = 60;
+    private static final AtomicLong COUNTER = new AtomicLong();
+    /** The default: daemon threads (they never hold the JVM open) named {@code toolyard-handler-N}. */
+    static final ThreadFactory DAEMON_THREADS = r -> {
+        Thread t = new Thread(r, "toolyard-handler-" + COUNTER.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    };
 
     private final ThreadFactory threads;
     private final ConcurrentLinkedDeque<Worker> idle = new ConcurrentLinkedDeque<>();

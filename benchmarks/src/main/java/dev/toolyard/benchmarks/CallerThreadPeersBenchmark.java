@@ -5,8 +5,10 @@ import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.service.tool.DefaultToolExecutor;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.toolyard.HandlerMode;
+import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.spi.ToolCallObserver;
 import java.lang.reflect.Method;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,8 @@ import org.springframework.ai.tool.method.MethodToolCallback;
 import org.springframework.ai.tool.support.ToolDefinitions;
 
 /**
- * Rows 2 and 10: {@code execute} in {@link HandlerMode#CALLER_THREAD} beside LangChain4j's
+ * Rows 2 and 10: {@code execute} in {@link HandlerMode#CALLER_THREAD}, and through the default path of a
+ * cooperative tool (no mode given; with and without one no-op observer), beside LangChain4j's
  * {@link DefaultToolExecutor#executeWithContext} and Spring AI's {@link MethodToolCallback#call}, each
  * running the same one-string tool from the same JSON string. Run with {@code -prof gc}, the same
  * methods give the bytes allocated per call.
@@ -47,6 +50,8 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
     private ToolExecutionRequest langchain4jRequest;
     private InvocationContext langchain4jContext;
     private MethodToolCallback springAi;
+    private ToolExecutor byTool;
+    private ToolExecutor observed;
 
     @Override
     HandlerMode mode() {
@@ -57,6 +62,9 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
     public void setUp() throws Exception {
         openWorkspace();
         buildExecutor();
+        byTool = ExecutorFixture.builder(NoteTool.cooperativeSpec(), NoteTool.HANDLER, new DrainedInMemoryStore()).build();
+        observed = ExecutorFixture.builder(NoteTool.cooperativeSpec(), NoteTool.HANDLER, new DrainedInMemoryStore())
+                .observer(new ToolCallObserver() {}).build();
         NoteTool.Peer peer = new NoteTool.Peer();
         Method note = NoteTool.Peer.class.getMethod("note", String.class);
 
@@ -72,6 +80,8 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
                 .build();
 
         NoteCallState.expect(toolyard(), ToolStatus.OK, null);
+        NoteCallState.expect(toolyardDefault(), ToolStatus.OK, null);
+        NoteCallState.expect(toolyardObserved(), ToolStatus.OK, null);
         ToolExecutionResult l4j = langchain4j();
         if (l4j.isError() || !"ok".equals(l4j.resultText())) {
             throw new IllegalStateException("LangChain4j did not run the tool: " + l4j);
@@ -84,6 +94,8 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
 
     @TearDown(Level.Trial)
     public void tearDown() {
+        byTool.close();
+        observed.close();
         closeWorkspace();
     }
 
@@ -91,6 +103,18 @@ public class CallerThreadPeersBenchmark extends NoteCallState {
     @Benchmark
     public ToolResult toolyard() {
         return executor.execute(request, context);
+    }
+
+    /** The figure of the default path: a cooperative tool, no mode given, so it runs on the caller's thread. */
+    @Benchmark
+    public ToolResult toolyardDefault() {
+        return byTool.execute(request, context);
+    }
+
+    /** The default path with one observer that does nothing: what observation itself costs. */
+    @Benchmark
+    public ToolResult toolyardObserved() {
+        return observed.execute(request, context);
     }
 
     /** Peer: LangChain4j 1.19, which validates and records nothing. */

@@ -18,12 +18,15 @@ final class ExecutorFixture {
     }
 
     static ToolExecutor of(ToolSpec spec, ToolHandler handler, HandlerMode mode, ToolCallStore store) {
+        return builder(spec, handler, store).handlerMode(mode).build();
+    }
+
+    /** @return the executor as an application builds it: no mode given, so each tool's declaration decides */
+    static ToolExecutor.Builder builder(ToolSpec spec, ToolHandler handler, ToolCallStore store) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(spec, handler);
         return ToolExecutor.builder(registry, new PathContainment())
                 .allowlist(Set.of(spec.name()))
-                .store(store)
-                .handlerMode(mode)
-                .build();
+                .store(store);
     }
 }

@@ -45,14 +45,22 @@ public final class NoteTool {
         return args.string("text").isEmpty() ? EMPTY_OUTPUT : OK_OUTPUT;
     }
 
-    /** @return the ToolYard spec: read-only, no egress, no path argument */
+    /** @return the ToolYard spec: read-only, no egress, no path argument, an application's (handed-off) tool */
     public static ToolSpec spec() {
+        return builder().build();
+    }
+
+    /** @return the same spec declared cooperative, as the built-in tools are: by default it runs on the caller's thread */
+    public static ToolSpec cooperativeSpec() {
+        return builder().cooperative(true).build();
+    }
+
+    private static ToolSpec.Builder builder() {
         return ToolSpec.builder(NAME)
                 .description("Take a note.")
                 .argsSchema(SCHEMA)
                 .riskClass(RiskClass.READ_ONLY)
-                .egress(EgressClass.NONE)
-                .build();
+                .egress(EgressClass.NONE);
     }
 
     /** The same tool as the peers declare it: an annotated method whose parameter is bound by name. */

@@ -40,7 +40,8 @@ class BuiltinSchemasCompileTest {
                 "read_file", BuiltinTools.readFile(),
                 "write_file", BuiltinTools.writeFile(),
                 "list_dir", BuiltinTools.listDir(),
-                "run_command", BuiltinTools.runCommand(new PathContainment()),
+                "run_command", BuiltinTools.runCommand(dev.toolyard.sandbox.TieredSandbox.builder()
+                        .which(name -> Optional.empty()).build()), // only its spec is used here
                 "http_fetch", BuiltinTools.httpFetch(List.of("docs.example"), resolver));
     }
 

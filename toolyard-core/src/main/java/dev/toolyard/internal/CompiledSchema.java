@@ -4,7 +4,6 @@ import com.networknt.schema.regex.RegularExpressions;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -94,13 +93,21 @@ public final class CompiledSchema {
      * Validates arguments. Allocates nothing when they are valid, unless a number in them is a
      * {@code BigInteger}, {@code BigDecimal} or {@code float} node compared with a bound or constant.
      *
+     * <p>Never throws for anything in the arguments: what would make a validator throw is reported as
+     * "too complex", in the executor's words.
+     *
      * @param arguments the parsed arguments; never {@code null}
      * @return {@code null} when the arguments are valid; otherwise the {@code args_invalid} detail for
      *     the first violation, in the executor's form: {@code $.tags[1]: fails "pattern" ("^[a-z]+$")}
      */
     public String firstViolation(JsonNode arguments) {
         Objects.requireNonNull(arguments, "arguments");
-        Violation v = root.check(arguments);
+        Violation v;
+        try {
+            v = root.check(arguments);
+        } catch (RuntimeException | StackOverflowError e) {
+            v = Violation.tooComplex(e.getClass().getSimpleName()); // as the executor reports a validator that threw
+        }
         return v == null ? null : v.describe();
     }
 
@@ -926,11 +933,6 @@ public final class CompiledSchema {
                 b.append(')');
             }
             return b.toString();
-        }
-
-        @Override
-        public String toString() {
-            return describe() + " " + Arrays.toString(reversedPath.toArray());
         }
     }
 }

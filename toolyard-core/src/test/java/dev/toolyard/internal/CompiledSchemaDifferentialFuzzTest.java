@@ -8,7 +8,11 @@ import com.networknt.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Map;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The fast path and networknt (as the executor runs it) agree on every schema of the subset and every
@@ -16,7 +20,9 @@ import tools.jackson.databind.JsonNode;
  * choose a closed schema from the subset (keywords in any order, bounds on their edges, unions,
  * nesting) and then several argument documents that mostly follow it and sometimes stray (wrong
  * types, numbers at and past the bounds, {@code 1e400}, numbers beyond {@code long}, surrogate pairs,
- * undeclared and missing properties, a pattern that backtracks past its budget).
+ * undeclared and missing properties, a pattern that backtracks past its budget), some of them with
+ * their numbers as the long, {@code BigInteger} and {@code BigDecimal} nodes that arguments given as a
+ * Java map become.
  *
  * <p>Runs its seed corpus (under src/test/resources) in every build; fuzz longer on demand with
  * {@code JAZZER_FUZZ=1 mvn -pl toolyard-core test -Dtest=CompiledSchemaDifferentialFuzzTest}.
@@ -65,10 +71,26 @@ class CompiledSchemaDifferentialFuzzTest {
         for (int i = 0; i < documents; i++) {
             String argumentsText = g.instance(model, 0);
             JsonNode arguments = Json.MAPPER.readTree(argumentsText);
+            if (g.chance(20)) {
+                // As JsonValues builds them from a Map: long, BigInteger and BigDecimal nodes.
+                arguments = g.retype(arguments);
+                argumentsText = arguments + " (numbers retyped: " + kinds(arguments) + ")";
+            }
             String reference = NetworkntValidation.firstViolation(validator, arguments);
             String fast = compiled.get().firstViolation(arguments);
             assertThat(fast).as("schema %s%narguments %s", schemaText, argumentsText).isEqualTo(reference);
         }
+    }
+
+    private static String kinds(JsonNode node) {
+        StringBuilder b = new StringBuilder();
+        if (node.isNumber()) {
+            b.append(node.numberType()).append(' ');
+        }
+        for (JsonNode child : node.values()) {
+            b.append(kinds(child));
+        }
+        return b.toString();
     }
 
     /** A subschema of the subset, its keywords in the order they will be written. */
@@ -117,8 +139,40 @@ class CompiledSchemaDifferentialFuzzTest {
             return values[in.consumeInt(0, values.length - 1)];
         }
 
+        /** The same document with its finite numbers as other node kinds of the same value. */
+        JsonNode retype(JsonNode node) {
+            JsonNodeFactory nodes = JsonNodeFactory.instance;
+            if (node.isObject()) {
+                ObjectNode copy = nodes.objectNode();
+                for (Map.Entry<String, JsonNode> e : node.properties()) {
+                    copy.set(e.getKey(), retype(e.getValue()));
+                }
+                return copy;
+            }
+            if (node.isArray()) {
+                ArrayNode copy = nodes.arrayNode();
+                for (JsonNode item : node.values()) {
+                    copy.add(retype(item));
+                }
+                return copy;
+            }
+            if (!node.isNumber() || !Double.isFinite(node.doubleValue())) {
+                return node;
+            }
+            switch (in.consumeInt(0, 3)) {
+                case 1:
+                    return node.canConvertToLong() && node.isIntegralNumber() ? nodes.numberNode(node.longValue()) : node;
+                case 2:
+                    return node.isIntegralNumber() ? nodes.numberNode(node.bigIntegerValue()) : node;
+                case 3:
+                    return nodes.numberNode(node.decimalValue());
+                default:
+                    return node;
+            }
+        }
+
         /** Out of bytes, the provider answers its minimum, so that reads as "no": inputs end in plain documents. */
-        private boolean chance(int percent) {
+        boolean chance(int percent) {
             return in.consumeInt(0, 99) >= 100 - percent;
         }
 

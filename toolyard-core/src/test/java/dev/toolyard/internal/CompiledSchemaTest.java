@@ -223,6 +223,14 @@ class CompiledSchemaTest {
     }
 
     @Test
+    void aPatternThatRecursesPastTheStackIsReportedAsTooComplexLikeTheExecutorDoes() {
+        // java.util.regex recurses once per repetition of a group; no budget is reached before the stack ends.
+        String schema = property("{\"type\":\"string\",\"pattern\":\"^(a|b)*$\"}");
+        bothGive(schema, "{\"v\":\"" + "ab".repeat(200_000) + "\"}", "the arguments are too complex to validate (StackOverflowError)");
+        bothGive(schema, "{\"v\":\"abab\"}", null);
+    }
+
+    @Test
     void argumentsBuiltFromJavaValuesAreJudgedLikeParsedOnes() throws Exception {
         String schema = property("{\"type\":\"integer\",\"minimum\":1,\"maximum\":10,\"enum\":[1,2,10]}");
         for (Object v : List.of(2L, new BigInteger("10"), new BigDecimal("2.00"), 1.0d, 10.0f)) {
@@ -272,6 +280,28 @@ class CompiledSchemaTest {
     })
     void aSchemaOutsideTheSubsetFallsBack(String schema) {
         assertThat(CompiledSchema.compile(parse(schema))).as(schema).isEmpty();
+    }
+
+    @Test
+    void networkntTruncatesAFractionAgainstAnIntegerBoundUnderIntegerOrNumberSoThatSchemaFallsBack() {
+        // networknt compares through asLong() when the bound is an integer and the type names integer:
+        // 2.5 passes "maximum": 2. The fast path would refuse it, so it leaves this schema to networknt.
+        String schema = property("{\"type\":[\"integer\",\"number\"],\"maximum\":2}");
+        assertThat(NetworkntValidation.firstViolation(NetworkntValidation.validator(parse(schema)), parse("{\"v\":2.5}")))
+                .as("networknt still truncates; if this fails the subset can take this schema").isNull();
+        assertThat(CompiledSchema.compile(parse(schema))).isEmpty();
+        bothGive(property("{\"type\":\"number\",\"maximum\":2}"), "{\"v\":2.5}", "$.v: fails \"maximum\" (2)");
+    }
+
+    @Test
+    void networkntComparesNumbersInsideContainersByValueSoContainerConstantsFallBack() {
+        // Jackson's own equality says {"k":1} != {"k":1.0}; networknt (rightly) says equal. Rather than
+        // re-implement its container equality, such constants stay with networknt.
+        String schema = property("{\"const\":{\"k\":1}}");
+        assertThat(NetworkntValidation.firstViolation(NetworkntValidation.validator(parse(schema)), parse("{\"v\":{\"k\":1.0}}")))
+                .isNull();
+        assertThat(parse("{\"k\":1}")).isNotEqualTo(parse("{\"k\":1.0}"));
+        assertThat(CompiledSchema.compile(parse(schema))).isEmpty();
     }
 
     @ParameterizedTest
