@@ -27,7 +27,9 @@ public final class PolicyChecks {
 
     /**
      * @param policy the policy; never {@code null}
-     * @param calls the calls; never {@code null}; refused calls are skipped (the executor refused them already)
+     * @param calls the calls; never {@code null}; refused calls are skipped (the executor refused them already),
+     *     and so are calls whose arguments were not captured when the policy has a rule for their tool
+     *     (there is nothing to check; {@link #drift} counts them)
      * @return the admitted calls the policy denies, in order
      */
     public static List<Denial> validate(Policy policy, List<ObservedCall> calls) {
@@ -39,6 +41,9 @@ public final class PolicyChecks {
                 continue;
             }
             Decision d = policy.decide(c.agent(), c.tool(), c.arguments());
+            if (!d.allowed() && c.arguments() == null && d.rule().isPresent()) {
+                continue; // arguments not captured: nothing to check them against, counted by drift instead
+            }
             if (!d.allowed()) {
                 out.add(new Denial(i, c, d));
             }
