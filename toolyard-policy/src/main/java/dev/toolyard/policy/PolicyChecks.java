@@ -93,7 +93,8 @@ public final class PolicyChecks {
      * One strictness preset's row of an evaluation.
      *
      * @param strictness the preset
-     * @param trainingCalls admitted calls learned from
+     * @param trainingCalls admitted calls learned from (those with captured arguments: the ones a policy can be
+     *     checked on)
      * @param trainingDenied of them, how many the learned policy denies (must be 0)
      * @param heldOutCalls admitted calls of the held-out invocations
      * @param heldOutDenied of them, how many the learned policy denies: false denies
@@ -172,7 +173,7 @@ public final class PolicyChecks {
             int foreignAllowed = 0;
             for (String agent : invocationsByAgent.keySet()) {
                 for (ObservedCall c : held) {
-                    if (c.admitted() && !c.agent().equals(agent)) {
+                    if (c.admitted() && c.arguments() != null && !c.agent().equals(agent)) {
                         foreign++;
                         if (p.decide(agent, c.tool(), c.arguments()).allowed()) {
                             foreignAllowed++;
@@ -185,10 +186,11 @@ public final class PolicyChecks {
         return new Evaluation(training, heldOut.size(), invocationsByAgent.size(), List.copyOf(rows));
     }
 
+    /** @return admitted calls with captured arguments: the ones a policy can be checked on */
     private static int count(List<ObservedCall> calls) {
         int n = 0;
         for (ObservedCall c : calls) {
-            if (c.admitted()) {
+            if (c.admitted() && c.arguments() != null) {
                 n++;
             }
         }
