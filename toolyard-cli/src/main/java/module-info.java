@@ -1,9 +1,10 @@
-/** The {@code toolyard} command: doctor, demo, call, records. An application, not part of the library. */
+/** The {@code toolyard} command: doctor, demo, call, records, policy. An application, not part of the library. */
 module dev.toolyard.cli {
     requires dev.toolyard.core;
     requires dev.toolyard.sandbox;
     requires dev.toolyard.builtins;
     requires dev.toolyard.store.jdbc;
+    requires dev.toolyard.policy;
     requires info.picocli;
     requires jdk.httpserver;
 

@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 /** The {@code toolyard} command line. Errors a user can make end with one line and a non-zero exit. */
 @Command(name = "toolyard", mixinStandardHelpOptions = true, version = "toolyard 0.1.0",
         description = "Run model tool calls through ToolYard: check the host, watch a demo, make a call, read records.",
-        subcommands = {DoctorCommand.class, DemoCommand.class, CallCommand.class, RecordsCommand.class})
+        subcommands = {DoctorCommand.class, DemoCommand.class, CallCommand.class, RecordsCommand.class,
+                PolicyCommand.class})
 public final class Main implements Runnable {
     /** Exit code for a mistake in what the user asked (a missing workspace, invalid JSON, an unknown store). */
     static final int USAGE = 2;
