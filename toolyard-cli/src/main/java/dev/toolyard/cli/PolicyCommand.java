@@ -149,6 +149,10 @@ final class PolicyCommand implements Runnable {
         @Option(names = "--strictness", description = "exact, tight, balanced or loose (default: ${DEFAULT-VALUE}).")
         String strictness = "balanced";
 
+        @Option(names = "--half", description = "Learn from one half only, split by invocation as evaluate splits:"
+                + " training or held-out (default: every call).")
+        String half;
+
         @Option(names = "--json", description = "Print the result as JSON.")
         boolean json;
 
@@ -156,6 +160,14 @@ final class PolicyCommand implements Runnable {
         public Integer call() {
             Strictness s = strictness(strictness);
             List<ObservedCall> calls = source.calls();
+            if (half != null) {
+                PolicyChecks.Split split = PolicyChecks.split(calls);
+                calls = switch (half) {
+                    case "training" -> split.training();
+                    case "held-out" -> split.heldOut();
+                    default -> throw new Main.UserError("--half must be training or held-out, got '" + half + "'");
+                };
+            }
             Policy p = synthesizer(s).synthesize(calls, source.kind());
             try {
                 Files.writeString(out, p.toJson(), StandardCharsets.UTF_8);

@@ -1,10 +1,10 @@
 package dev.toolyard.policy;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -137,16 +137,64 @@ public final class PolicyChecks {
      * @return the evaluation
      */
     public static Evaluation evaluate(List<ObservedCall> calls, PolicySynthesizer synthesizer) {
+        Split split = split(calls);
+        List<ObservedCall> train = split.training();
+        List<ObservedCall> held = split.heldOut();
+        Set<String> agentNames = new TreeSet<>();
+        calls.forEach(c -> agentNames.add(c.agent()));
+        List<Row> rows = new ArrayList<>();
+        for (Strictness s : Strictness.values()) {
+            Policy p = synthesizer.withStrictness(s).synthesize(train, "records");
+            int trainingCalls = count(train);
+            int heldCalls = count(held);
+            int trainingDenied = validate(p, train).size();
+            int heldDenied = validate(p, held).size();
+            int foreign = 0;
+            int foreignAllowed = 0;
+            for (String agent : agentNames) {
+                for (ObservedCall c : held) {
+                    if (c.admitted() && c.arguments() != null && !c.agent().equals(agent)) {
+                        foreign++;
+                        if (p.decide(agent, c.tool(), c.arguments()).allowed()) {
+                            foreignAllowed++;
+                        }
+                    }
+                }
+            }
+            rows.add(new Row(s, trainingCalls, trainingDenied, heldCalls, heldDenied, foreign, foreignAllowed));
+        }
+        return new Evaluation(split.trainingInvocations(), split.heldOutInvocations(), agentNames.size(), List.copyOf(rows));
+    }
+
+    /** @return admitted calls with captured arguments: the ones a policy can be checked on */
+    /**
+     * The two halves of a run, split by invocation per agent as {@link #evaluate} splits them.
+     *
+     * @param training the calls of the training invocations, in order
+     * @param heldOut the calls of the held-out invocations, in order
+     * @param trainingInvocations how many invocations are training
+     * @param heldOutInvocations how many are held out
+     */
+    public record Split(List<ObservedCall> training, List<ObservedCall> heldOut, int trainingInvocations,
+            int heldOutInvocations) {}
+
+    /**
+     * In the order each agent's invocations first appear, its 1st, 3rd, 5th... invocations are training
+     * and its 2nd, 4th... are held out.
+     *
+     * @param calls the calls; never {@code null}
+     * @return the halves
+     */
+    public static Split split(List<ObservedCall> calls) {
         Map<String, List<String>> invocationsByAgent = new TreeMap<>();
-        Map<String, String> agentOf = new LinkedHashMap<>();
+        Set<String> seen = new java.util.HashSet<>();
         for (ObservedCall c : calls) {
             String key = c.agent() + "\u0000" + c.invocationId();
-            if (!agentOf.containsKey(key)) {
-                agentOf.put(key, c.agent());
+            if (seen.add(key)) {
                 invocationsByAgent.computeIfAbsent(c.agent(), a -> new ArrayList<>()).add(key);
             }
         }
-        TreeSet<String> heldOut = new TreeSet<>();
+        Set<String> heldOut = new java.util.HashSet<>();
         int training = 0;
         for (List<String> keys : invocationsByAgent.values()) {
             for (int i = 0; i < keys.size(); i++) {
@@ -162,31 +210,9 @@ public final class PolicyChecks {
         for (ObservedCall c : calls) {
             (heldOut.contains(c.agent() + "\u0000" + c.invocationId()) ? held : train).add(c);
         }
-        List<Row> rows = new ArrayList<>();
-        for (Strictness s : Strictness.values()) {
-            Policy p = synthesizer.withStrictness(s).synthesize(train, "records");
-            int trainingCalls = count(train);
-            int heldCalls = count(held);
-            int trainingDenied = validate(p, train).size();
-            int heldDenied = validate(p, held).size();
-            int foreign = 0;
-            int foreignAllowed = 0;
-            for (String agent : invocationsByAgent.keySet()) {
-                for (ObservedCall c : held) {
-                    if (c.admitted() && c.arguments() != null && !c.agent().equals(agent)) {
-                        foreign++;
-                        if (p.decide(agent, c.tool(), c.arguments()).allowed()) {
-                            foreignAllowed++;
-                        }
-                    }
-                }
-            }
-            rows.add(new Row(s, trainingCalls, trainingDenied, heldCalls, heldDenied, foreign, foreignAllowed));
-        }
-        return new Evaluation(training, heldOut.size(), invocationsByAgent.size(), List.copyOf(rows));
+        return new Split(List.copyOf(train), List.copyOf(held), training, heldOut.size());
     }
 
-    /** @return admitted calls with captured arguments: the ones a policy can be checked on */
     private static int count(List<ObservedCall> calls) {
         int n = 0;
         for (ObservedCall c : calls) {
