@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -172,48 +173,57 @@ final class Workload implements AutoCloseable {
         return ToolCallRequest.of(tool, args);
     }
 
+    /** Arguments in the order given: {@code Map.of} iterates in an order that changes from JVM to JVM. */
+    private static Map<String, String> args(String... keysAndValues) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
+    }
+
     List<ToolCallRequest> plan(String persona, int invocation, Random r) {
         List<ToolCallRequest> calls = new ArrayList<>();
         switch (persona) {
             case "docs-writer" -> {
                 String area = pick(r, "docs/guide", "docs/api");
-                calls.add(call("list_dir", Map.of("path", area)));
+                calls.add(call("list_dir", args("path", area)));
                 int reads = 2 + r.nextInt(3);
                 for (int k = 0; k < reads; k++) {
-                    calls.add(call("read_file", Map.of("path", area.equals("docs/guide")
+                    calls.add(call("read_file", args("path", area.equals("docs/guide")
                             ? pick(r, "docs/guide/intro.md", "docs/guide/setup.md", "docs/guide/upgrade.md", "docs/faq.md")
                             : pick(r, "docs/api/fetch.md", "docs/api/files.md", "docs/api/records.md", "docs/faq.md"))));
                 }
                 String topic = pick(r, "intro", "setup", "fetch", "files", "records", "upgrade");
                 String content = invocation == 3 ? "x".repeat(17_000)
                         : "# Draft: " + topic + "\n\nRevised text for " + topic + ", take " + invocation + ".\n";
-                calls.add(call("write_file", Map.of("path", "drafts/" + topic + "-" + invocation + ".md", "content", content)));
+                calls.add(call("write_file", args("path", "drafts/" + topic + "-" + invocation + ".md", "content", content)));
                 if (r.nextBoolean()) {
-                    calls.add(call("read_file", Map.of("path", "drafts/" + topic + "-" + invocation + ".md")));
+                    calls.add(call("read_file", args("path", "drafts/" + topic + "-" + invocation + ".md")));
                 }
             }
             case "researcher" -> {
                 int fetches = 2 + r.nextInt(3);
                 for (int k = 0; k < fetches; k++) {
-                    calls.add(call("http_fetch", Map.of("url", r.nextBoolean()
+                    calls.add(call("http_fetch", args("url", r.nextBoolean()
                             ? base("docs.internal") + "/guides/" + pick(r, "intro", "setup", "egress", "records", "policies")
                             : base("api.internal") + "/v1/" + pick(r, "status", "items/" + (1 + r.nextInt(40)), "items/999"))));
                 }
-                calls.add(call("read_file", Map.of("path", pick(r, "notes/2026-11/standup.md", "notes/2026-11/retro.md",
+                calls.add(call("read_file", args("path", pick(r, "notes/2026-11/standup.md", "notes/2026-11/retro.md",
                         "notes/2026-10/planning.md", "notes/ideas.md"))));
-                calls.add(call("write_file", Map.of("path", "notes/summary-" + invocation + ".md", "content",
+                calls.add(call("write_file", args("path", "notes/summary-" + invocation + ".md", "content",
                         "Summary " + invocation + ": fetched " + fetches + " pages.\n")));
             }
             default -> {
-                calls.add(call("list_dir", Map.of("path", pick(r, "src/main", "src/test", "src"))));
+                calls.add(call("list_dir", args("path", pick(r, "src/main", "src/test", "src"))));
                 int reads = 2 + r.nextInt(4);
                 for (int k = 0; k < reads; k++) {
-                    calls.add(call("read_file", Map.of("path", pick(r, "src/main/App.java", "src/main/Util.java",
+                    calls.add(call("read_file", args("path", pick(r, "src/main/App.java", "src/main/Util.java",
                             "src/main/Store.java", "src/test/AppTest.java", "src/test/UtilTest.java", "README.md",
                             "src/main/Missing.java"))));
                 }
                 if (invocation == 4) {
-                    calls.add(call("read_file", Map.of("path", "../outside/secrets.txt"))); // refused: path_escape
+                    calls.add(call("read_file", args("path", "../outside/secrets.txt"))); // refused: path_escape
                 }
             }
         }

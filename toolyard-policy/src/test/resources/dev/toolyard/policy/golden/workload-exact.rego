@@ -79,7 +79,7 @@ r3_a0 if not "url" in object.keys(input.args)
 
 r3_a0 if {
 	v := input.args["url"]
-	v in {"http://api.internal:46113/v1/items/999", "http://api.internal:46113/v1/status", "http://docs.internal:46113/guides/egress", "http://docs.internal:46113/guides/intro", "http://docs.internal:46113/guides/policies", "http://docs.internal:46113/guides/records"}
+	v in {"http://api.internal:50775/v1/items/999", "http://api.internal:50775/v1/status", "http://docs.internal:50775/guides/egress", "http://docs.internal:50775/guides/intro", "http://docs.internal:50775/guides/policies", "http://docs.internal:50775/guides/records"}
 }
 
 # rule researcher/read_file
