@@ -42,7 +42,12 @@ public final class PolicyExports {
      * @param omissions one line per rule left out, naming the rule, the argument and the family
      */
     public record Export(String text, List<String> omissions) {
-        /** Copies. */
+        /**
+         * Copies.
+         *
+         * @param text the text
+         * @param omissions the rules left out
+         */
         public Export {
             Objects.requireNonNull(text, "text");
             omissions = List.copyOf(omissions);

@@ -51,7 +51,11 @@ public sealed interface Constraint {
      * @param values the canonical texts, sorted
      */
     record OneOf(List<String> values) implements Constraint {
-        /** Copies and sorts. */
+        /**
+         * Copies and sorts.
+         *
+         * @param values the canonical texts
+         */
         public OneOf {
             values = List.copyOf(new TreeSet<>(values));
         }
@@ -155,7 +159,14 @@ public sealed interface Constraint {
         /** The class names a pattern may use. */
         public static final List<String> CLASSES = List.of("digit", "lower", "upper");
 
-        /** Copies and sorts. */
+        /**
+         * Copies and sorts.
+         *
+         * @param classes class names
+         * @param chars literal code points
+         * @param min fewest code points
+         * @param max most code points
+         */
         public CharClass {
             classes = List.copyOf(new TreeSet<>(classes));
             chars = sortedDistinct(chars);
@@ -166,7 +177,10 @@ public sealed interface Constraint {
             return "pattern";
         }
 
-        /** @return whether the code point is allowed */
+        /**
+         * @param cp a code point
+         * @return whether the code point is allowed
+         */
         public boolean allows(int cp) {
             if (cp >= 'a' && cp <= 'z') {
                 return classes.contains("lower") || chars.indexOf(cp) >= 0;
@@ -221,7 +235,11 @@ public sealed interface Constraint {
      * @param prefixes normal forms, sorted
      */
     record PathUnder(List<String> prefixes) implements Constraint {
-        /** Copies and sorts. */
+        /**
+         * Copies and sorts.
+         *
+         * @param prefixes normal forms
+         */
         public PathUnder {
             prefixes = List.copyOf(new TreeSet<>(prefixes));
         }
@@ -265,7 +283,13 @@ public sealed interface Constraint {
      * @param pathPrefixes starting with {@code /}, sorted
      */
     record Url(List<String> schemes, List<String> hosts, List<String> pathPrefixes) implements Constraint {
-        /** Copies and sorts. */
+        /**
+         * Copies and sorts.
+         *
+         * @param schemes lower case
+         * @param hosts lower case
+         * @param pathPrefixes starting with {@code /}
+         */
         public Url {
             schemes = List.copyOf(new TreeSet<>(schemes));
             hosts = List.copyOf(new TreeSet<>(hosts));

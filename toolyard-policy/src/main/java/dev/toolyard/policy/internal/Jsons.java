@@ -44,7 +44,10 @@ public final class Jsons {
         return b.append('\n').toString();
     }
 
-    /** @return the number in its canonical plain form ({@code 2.0} and {@code 2} are both {@code 2}) */
+    /**
+     * @param n a number
+     * @return the number in its canonical plain form ({@code 2.0} and {@code 2} are both {@code 2})
+     */
     public static String number(BigDecimal n) {
         BigDecimal s = n.signum() == 0 ? BigDecimal.ZERO : n.stripTrailingZeros();
         return s.scale() < 0 ? s.setScale(0).toPlainString() : s.toPlainString();

@@ -16,7 +16,13 @@ import java.util.TreeMap;
  * @param arguments the constraint of each argument, by name, sorted; empty when not captured
  */
 public record Rule(boolean argumentsCaptured, int observedCalls, Map<String, Constraint> arguments) {
-    /** Copies and sorts. */
+    /**
+     * Copies and sorts.
+     *
+     * @param argumentsCaptured whether the rule constrains arguments
+     * @param observedCalls how many calls it was learned from
+     * @param arguments the constraint of each argument
+     */
     public Rule {
         Objects.requireNonNull(arguments, "arguments");
         arguments = Collections.unmodifiableMap(new TreeMap<>(arguments));
