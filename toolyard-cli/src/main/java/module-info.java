@@ -1,4 +1,4 @@
-/** The {@code toolyard} command: doctor, demo, call, records, contract. An application, not part of the library. */
+/** The {@code toolyard} command: doctor, demo, call, records, contract, policy. An application, not part of the library. */
 module dev.toolyard.cli {
     requires dev.toolyard.core;
     requires dev.toolyard.sandbox;
@@ -7,6 +7,7 @@ module dev.toolyard.cli {
     requires dev.toolyard.mcp;
     requires reactor.core;
     requires dev.toolyard.contracts;
+    requires dev.toolyard.policy;
     requires info.picocli;
     requires jdk.httpserver;
 

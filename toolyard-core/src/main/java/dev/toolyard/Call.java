@@ -26,6 +26,8 @@ final class Call {
     final String callId;
     final String displayName;
     final String requestCallId;
+    /** The context's agent name, or {@code ""}. */
+    final String agent;
     final String argumentsText;
     final long argumentBytes;
     final String digest;
@@ -33,6 +35,9 @@ final class Call {
     final String notJson;
     /** The arguments already as a tree (map requests), or {@code null} for text still to parse. */
     final ObjectNode preParsed;
+
+    /** What a gate in shadow mode would have refused, or {@code ""}; set by the policy check. */
+    String shadowDenial = "";
 
     private Tool tool;
     private Reason refusal;
@@ -49,6 +54,7 @@ final class Call {
         this.callId = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
                 (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
         this.displayName = Text.clip(request.name(), MAX_NAME_CHARS);
+        this.agent = context.agent().orElse("");
         this.requestCallId = request.callId().isPresent() ? Text.clip(request.callId().get(), MAX_NAME_CHARS) : "";
         String text;
         ObjectNode node = null;

@@ -39,7 +39,7 @@ final class CallRecorder {
     void started(Call call) {
         ToolCallStart start = new ToolCallStart(call.callId, call.context.invocationId(), call.displayName,
                 call.recordedArguments(), call.digest, call.redacted(), call.startedAt, call.requestCallId,
-                call.approver());
+                call.approver(), call.agent, call.shadowDenial);
         try {
             store.markStarted(start);
         } catch (RuntimeException e) {
@@ -84,7 +84,7 @@ final class CallRecorder {
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
         return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(), e.reason(),
                 e.detail(), call.recordedArguments(), call.digest, call.redacted(), e.summary(), call.startedAt,
-                duration, call.requestCallId, call.approver());
+                duration, call.requestCallId, call.approver(), call.agent, call.shadowDenial);
     }
 
     private static ToolResult result(Call call, OutputCap.Ending e, Duration duration) {

@@ -1,7 +1,7 @@
 package dev.toolyard;
 
 /**
- * Position 6: where the handler runs, and for a handed-off handler a slot under the bounds
+ * Position 7: where the handler runs, and for a handed-off handler a slot under the bounds
  * ({@code tool_saturated} when there is none). A handler runs on the caller's thread when the executor's
  * mode says so, or in {@link HandlerMode#BY_TOOL} when its tool is cooperative; those hold no slot,
  * since they hold no thread of the executor's. Immutable; thread-safe.
@@ -17,7 +17,7 @@ final class CapacityCheck implements Check<ContainedArgs, Admitted> {
 
     @Override
     public int position() {
-        return 6;
+        return 7;
     }
 
     @Override

@@ -29,6 +29,10 @@ import java.util.Optional;
  * @param approver the reviewer who answered the executor's approval gate, capped at 128 characters: who
  *     approved a call that then ran, or who denied one refused {@code approval_denied}; {@code ""} when no
  *     reviewer answered (no approval needed, a timeout, a gate that failed); never {@code null}
+ * @param agent the agent the invocation's context named ({@link ToolContext#agent()}); {@code ""} when it
+ *     named none; never {@code null}
+ * @param shadowDenial what a {@link dev.toolyard.spi.PolicyGate} in shadow mode would have refused, and why
+ *     (the call ran); {@code ""} when nothing; never {@code null}
  */
 public record ToolCallRecord(
         String callId,
@@ -44,7 +48,9 @@ public record ToolCallRecord(
         Instant startedAt,
         Duration duration,
         String requestCallId,
-        String approver) {
+        String approver,
+        String agent,
+        String shadowDenial) {
 
     /**
      * Checks the components.
@@ -63,6 +69,8 @@ public record ToolCallRecord(
      * @param duration how long it took; zero for an interrupted call; never {@code null}
      * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
      * @param approver the reviewer who answered the approval gate; {@code ""} when none; never {@code null}
+     * @param agent the context's agent name; {@code ""} when none; never {@code null}
+     * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
      * @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree
      */
     public ToolCallRecord {
@@ -78,6 +86,8 @@ public record ToolCallRecord(
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(requestCallId, "requestCallId");
         Objects.requireNonNull(approver, "approver");
+        Objects.requireNonNull(agent, "agent");
+        Objects.requireNonNull(shadowDenial, "shadowDenial");
         boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
         if (needsReason != (reason != null) || (reason != null && reason.status() != status)) {
             throw new IllegalArgumentException("status " + status + " does not agree with reason " + reason);
@@ -85,8 +95,36 @@ public record ToolCallRecord(
     }
 
     /**
-     * A record of a call that no reviewer answered for ({@code approver} {@code ""}): the constructor of
-     * version 2, kept so that code written against it compiles unchanged.
+     * A record of a call whose context named no agent and that no shadow gate noted ({@code agent} and
+     * {@code shadowDenial} {@code ""}): the constructor of version 3, kept so that code written against it
+     * compiles unchanged.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
+     * @param status how it ended; never {@code null}
+     * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+     * @param reasonDetail details of the reason; never {@code null}
+     * @param arguments the arguments as kept; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param summary the capped summary of the output, or the refusal text; never {@code null}
+     * @param startedAt when the call started, by the context's clock; never {@code null}
+     * @param duration how long it took; never {@code null}
+     * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     * @param approver the reviewer who answered the approval gate; {@code ""} when none; never {@code null}
+     */
+    public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
+            String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
+            Instant startedAt, Duration duration, String requestCallId, String approver) {
+        this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
+                argumentsRedacted, summary, startedAt, duration, requestCallId, approver, "", "");
+    }
+
+    /**
+     * A record of a call that no reviewer answered for ({@code approver}, {@code agent} and
+     * {@code shadowDenial} {@code ""}): the constructor of version 2, kept so that code written against it
+     * compiles unchanged.
      *
      * @param callId unique id of the call; never {@code null}
      * @param invocationId the invocation's id; never {@code null}
@@ -106,7 +144,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId) {
         this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, requestCallId, "");
+                argumentsRedacted, summary, startedAt, duration, requestCallId, "", "", "");
     }
 
     /**
@@ -130,7 +168,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration) {
         this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, "", "");
+                argumentsRedacted, summary, startedAt, duration, "", "", "", "");
     }
 
     /** @return the framework's id of the call; empty when the request carried none */
@@ -141,6 +179,16 @@ public record ToolCallRecord(
     /** @return the reviewer who answered the approval gate; empty when none did */
     public Optional<String> approverOptional() {
         return approver.isEmpty() ? Optional.empty() : Optional.of(approver);
+    }
+
+    /** @return the agent the context named; empty when none */
+    public Optional<String> agentOptional() {
+        return agent.isEmpty() ? Optional.empty() : Optional.of(agent);
+    }
+
+    /** @return what a policy gate in shadow mode would have refused; empty when nothing */
+    public Optional<String> shadowDenialOptional() {
+        return shadowDenial.isEmpty() ? Optional.empty() : Optional.of(shadowDenial);
     }
 
     /** @return the reason as an optional; empty for OK and INTERRUPTED */
@@ -158,6 +206,6 @@ public record ToolCallRecord(
         return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, null,
                 "started, no completion recorded", start.arguments(), start.argumentsSha256(),
                 start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(),
-                start.approver());
+                start.approver(), start.agent(), start.shadowDenial());
     }
 }

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  *
  * <p>Defaults: timeout {@value #DEFAULT_TIMEOUT_SECONDS} s; approved tools: no narrowing beyond the
  * executor's allowlist; egress ceiling {@link EgressClass#NONE} (a tool that reaches the network must be
- * allowed explicitly); no call budget and no wall-clock budget; the system UTC clock. Immutable.
+ * allowed explicitly); no call budget and no wall-clock budget; the system UTC clock; no agent name. Immutable.
  * Thread-safe.
  *
  * <p>Budgets are counted by each {@link ToolExecutor} per invocation id (see
@@ -25,6 +25,7 @@ public final class ToolContext {
     public static final long DEFAULT_TIMEOUT_SECONDS = 30;
 
     private static final Pattern TOOL_NAME = Pattern.compile("^[a-z][a-z0-9_]{1,63}$");
+    private static final Pattern AGENT_NAME = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$");
 
     private final String invocationId;
     private final SandboxPaths workspace;
@@ -34,6 +35,7 @@ public final class ToolContext {
     private final Clock clock;
     private final int callBudget;
     private final Duration timeBudget;
+    private final String agent;
 
     private ToolContext(Builder b) {
         this.callBudget = b.callBudget;
@@ -44,6 +46,7 @@ public final class ToolContext {
         this.approvedTools = b.approvedTools;
         this.egressCeiling = b.egressCeiling;
         this.clock = b.clock;
+        this.agent = b.agent;
     }
 
     /**
@@ -110,6 +113,15 @@ public final class ToolContext {
         return callBudget != 0 || timeBudget != null;
     }
 
+    /**
+     * @return the application's name for the agent making this invocation's calls, as given to
+     *     {@link Builder#agent}; empty when none was given. Records carry it, so a policy can hold one rule
+     *     set per agent.
+     */
+    public Optional<String> agent() {
+        return Optional.ofNullable(agent);
+    }
+
     /** Builds a {@link ToolContext}. Not thread-safe. */
     public static final class Builder {
         private final String invocationId;
@@ -120,6 +132,7 @@ public final class ToolContext {
         private Clock clock = Clock.systemUTC();
         private int callBudget;
         private Duration timeBudget;
+        private String agent;
 
         private Builder(String invocationId, SandboxPaths workspace) {
             Objects.requireNonNull(invocationId, "invocationId");
@@ -214,6 +227,25 @@ public final class ToolContext {
                 throw new IllegalArgumentException("timeBudget must be positive, got " + budget);
             }
             this.timeBudget = budget;
+            return this;
+        }
+
+        /**
+         * Names the agent (a persona, a role, an application component) whose calls these are. The name is
+         * the application's, never the model's; records keep it. Default: none.
+         *
+         * @param agent 1-64 characters of {@code [A-Za-z0-9._-]}, starting with a letter or digit; never
+         *     {@code null}
+         * @return this builder
+         * @throws IllegalArgumentException if the name does not have that form
+         */
+        public Builder agent(String agent) {
+            Objects.requireNonNull(agent, "agent");
+            if (!AGENT_NAME.matcher(agent).matches()) {
+                throw new IllegalArgumentException("agent must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$, got '"
+                        + (agent.length() > 80 ? agent.substring(0, 80) + "…" : agent) + "'");
+            }
+            this.agent = agent;
             return this;
         }
 

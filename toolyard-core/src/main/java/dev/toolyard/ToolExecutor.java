@@ -3,6 +3,7 @@ package dev.toolyard;
 import dev.toolyard.spi.ApprovalGate;
 import dev.toolyard.spi.IsolatedRunner;
 import dev.toolyard.spi.PathPolicy;
+import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.ToolCallObserver;
 import dev.toolyard.spi.ToolCallStore;
 import java.time.Duration;
@@ -17,8 +18,9 @@ import java.util.concurrent.ThreadFactory;
  * checks, each its own class handing the next a richer type: registry ({@code unknown_tool}), budgets
  * ({@code budget_exhausted}), allowlist ({@code not_allowlisted}, then {@code not_approved}), schema
  * ({@code args_invalid}), egress ({@code egress_not_permitted}), containment ({@code isolation_unavailable},
- * then {@code path_escape}), capacity ({@code tool_saturated}) and approval ({@code approval_denied},
- * {@code approval_timeout}). The first check that fails names the reason; only a call that passes all of
+ * then {@code path_escape}), the application's {@link dev.toolyard.spi.PolicyGate} if it gave one,
+ * capacity ({@code tool_saturated}) and approval ({@code approval_denied}, {@code approval_timeout}). The
+ * first check that fails names the reason; only a call that passes all of
  * them reaches its handler, with its path arguments resolved, under a mandatory deadline (see
  * {@link HandlerMode}). Its output is capped; its exceptions become {@code handler_error}. Every call is
  * recorded, refusals included, and observers hear of it. {@link #executeRound} runs one model turn's calls
@@ -79,6 +81,7 @@ public final class ToolExecutor implements AutoCloseable {
                 .then(new SchemaCheck(b.maxArgumentBytes))           // args_invalid
                 .then(new EgressCheck())                             // egress_not_permitted
                 .then(new ContainmentCheck(b.paths, hostTier))       // isolation_unavailable, path_escape
+                .then(new PolicyCheck(b.policyGate))                 // the application's gate, e.g. policy_denied
                 .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)) // tool_saturated
                 .then(b.approval());                                 // approval_denied, approval_timeout
         this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes),
@@ -203,6 +206,7 @@ public final class ToolExecutor implements AutoCloseable {
         private final ToolRegistry registry;
         private final PathPolicy paths;
         private final List<ToolCallObserver> observers = new ArrayList<>();
+        private PolicyGate policyGate;
         private Set<String> allowlist;
         private ToolCallStore store;
         private int maxContentBytes = DEFAULT_MAX_CONTENT_BYTES;
@@ -403,6 +407,18 @@ public final class ToolExecutor implements AutoCloseable {
                 throw new IllegalArgumentException(parameter + " must be positive, got " + value);
             }
             return value;
+        }
+
+        /**
+         * Adds the application's check, after containment, before a handler slot is taken and before the
+         * approval gate (see {@link PolicyGate}). Default none.
+         *
+         * @param gate the gate; never {@code null}
+         * @return this builder
+         */
+        public Builder policyGate(PolicyGate gate) {
+            this.policyGate = Objects.requireNonNull(gate, "gate");
+            return this;
         }
 
         private static int atLeast(String parameter, int value, int floor) {

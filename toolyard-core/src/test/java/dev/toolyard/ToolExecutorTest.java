@@ -9,6 +9,9 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.internal.Text;
+import dev.toolyard.spi.PolicyGate;
+import dev.toolyard.spi.PolicyQuery;
+import dev.toolyard.spi.PolicyVerdict;
 import dev.toolyard.spi.Sandbox;
 import dev.toolyard.spi.ToolCallEvent;
 import dev.toolyard.spi.ToolCallObserver;
@@ -309,16 +312,21 @@ class ToolExecutorTest {
         walked.add(call(allowing, ToolCallRequest.of("runner", bad), approved).reason().get());
         walked.add(call(allowing, ToolCallRequest.of("runner", good), approved).reason().get());
         walked.add(call(allowing, ToolCallRequest.of("runner", good), egress).reason().get());
+        Reason policyDenied = Reason.declare("policy_denied", ToolStatus.REFUSED);
         ToolExecutor withTier = ToolExecutor.builder(withRunner, isolated).allowlist(Set.of("runner")).store(store)
+                .policyGate(q -> q.arguments().toString().contains("secret")
+                        ? PolicyVerdict.refuse(policyDenied, "no secrets") : PolicyVerdict.allow())
                 .requireApprovalFrom(RiskClass.EXECUTE)
                 .approvalGate(r -> CompletableFuture.completedFuture(r.argumentsJson().contains("notes.md")
                         ? ApprovalDecision.approve("reviewer-1") : ApprovalDecision.deny("reviewer-1", "not that")))
                 .build();
         walked.add(call(withTier, ToolCallRequest.of("runner", good), egress).reason().get());
+        // the approval gate would deny this one too: the policy gate answers first
+        walked.add(call(withTier, ToolCallRequest.of("runner", "{\"path\":\"secret.txt\"}"), egress).reason().get());
         walked.add(call(withTier, ToolCallRequest.of("runner", "{\"path\":\"notes.txt\"}"), egress).reason().get());
         assertThat(walked).containsExactly(Reason.ROUND_LIMIT, Reason.UNKNOWN_TOOL, Reason.BUDGET_EXHAUSTED,
                 Reason.NOT_ALLOWLISTED, Reason.NOT_APPROVED, Reason.ARGS_INVALID, Reason.EGRESS_NOT_PERMITTED,
-                Reason.ISOLATION_UNAVAILABLE, Reason.PATH_ESCAPE, Reason.APPROVAL_DENIED);
+                Reason.ISOLATION_UNAVAILABLE, Reason.PATH_ESCAPE, policyDenied, Reason.APPROVAL_DENIED);
         ToolResult fine = call(withTier, ToolCallRequest.of("runner", "{\"path\":\"notes.md\"}"), egress);
         assertThat(fine.isOk()).isTrue();
         assertThat(store.records().get(store.records().size() - 1).approver()).isEqualTo("reviewer-1");
@@ -651,6 +659,101 @@ class ToolExecutorTest {
                 .containsExactly("toolu_01", Text.clip(hostile, 128), Text.clip(hostile, 128), "");
         assertThat(store.records().get(1).requestCallId()).as("128 characters and an ellipsis, like the tool name")
                 .hasSize(129).endsWith("…");
+    }
+
+    @Test
+    void theContextsAgentNameIsRecordedOnRefusalsAndOnCallsThatRan() {
+        ToolExecutor executor = executor(registry, store, "echo");
+        ToolContext named = ToolContext.builder("inv-agent", ctx.workspace()).agent("triage-bot").build();
+
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}"), named);
+        call(executor, ToolCallRequest.of("nope", "{}"), named);
+        call(executor, ToolCallRequest.of("echo", "{\"text\":\"a\"}"), ctx);
+
+        assertThat(store.records()).extracting(ToolCallRecord::agent).containsExactly("triage-bot", "triage-bot", "");
+        assertThat(named.agent()).contains("triage-bot");
+        assertThat(ctx.agent()).isEmpty();
+    }
+
+    @Test
+    void anAgentNameOfTheWrongFormFailsAtBuildNamingTheParameter() {
+        ToolContext.Builder b = ToolContext.builder("inv", ctx.workspace());
+        assertThatThrownBy(() -> b.agent("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("agent");
+        assertThatThrownBy(() -> b.agent("a b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> b.agent("x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // --- the application's policy gate ------------------------------------------------------------
+
+    private ToolExecutor gated(PolicyGate gate, String... allowlisted) {
+        return ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of(allowlisted)).store(store)
+                .policyGate(gate).build();
+    }
+
+    @Test
+    void aGatesRefusalIsRecordedWithItsReasonAndTheHandlerNeverRuns() {
+        AtomicInteger ran = new AtomicInteger();
+        registry.register(spec("counted").build(), (args, c) -> {
+            ran.incrementAndGet();
+            return ToolOutput.of("ran");
+        });
+        Reason denied = Reason.declare("policy_denied", ToolStatus.REFUSED);
+        ToolExecutor executor = gated(q -> PolicyVerdict.refuse(denied, "rule counted: argument text"), "counted");
+
+        ToolResult r = call(executor, "counted", "{\"text\":\"a\"}");
+
+        assertRefused(r, denied);
+        assertThat(r.reasonDetail()).isEqualTo("rule counted: argument text");
+        assertThat(ran).hasValue(0);
+    }
+
+    @Test
+    void aShadowVerdictLetsTheCallRunAndTheRecordKeepsWhatWouldHaveBeenRefused() {
+        ToolExecutor executor = gated(q -> PolicyVerdict.allowAndRecord("would deny: argument text"), "echo");
+
+        ToolResult r = call(executor, "echo", "{\"text\":\"a\"}");
+
+        assertThat(r.status()).isEqualTo(ToolStatus.OK);
+        assertThat(store.records().get(0).shadowDenial()).isEqualTo("would deny: argument text");
+        assertThat(call(gated(q -> PolicyVerdict.allow(), "echo"), "echo", "{\"text\":\"a\"}").status())
+                .isEqualTo(ToolStatus.OK);
+        assertThat(store.records().get(1).shadowDenialOptional()).isEmpty();
+    }
+
+    @Test
+    void aGateThatThrowsOrGivesNoVerdictRefusesTheCallInsteadOfLettingItThrough() {
+        ToolResult thrown = call(gated(q -> {
+            throw new IllegalStateException("bug");
+        }, "echo"), "echo", "{\"text\":\"a\"}");
+        ToolResult none = call(gated(q -> null, "echo"), "echo", "{\"text\":\"a\"}");
+
+        assertThat(thrown.reason()).map(Reason::wireName).contains("policy_error");
+        assertThat(thrown.reasonDetail()).contains("IllegalStateException");
+        assertThat(none.reason()).map(Reason::wireName).contains("policy_error");
+    }
+
+    @Test
+    void theGateRunsAfterContainmentAndSeesTheAgentAndTheResolvedPath() throws Exception {
+        Files.createDirectories(root.resolve("sub"));
+        registry.register(reader(), (args, c) -> ToolOutput.of("read"));
+        List<PolicyQuery> asked = new ArrayList<>();
+        ToolExecutor executor = gated(q -> {
+            asked.add(q);
+            return PolicyVerdict.allow();
+        }, "reader");
+        ToolContext named = ToolContext.builder("inv-g", ctx.workspace()).agent("docs-bot").build();
+
+        call(executor, ToolCallRequest.of("reader", "{\"path\":\"../outside\"}"), named);
+        assertThat(store.records().get(0).reason()).isEqualTo(Reason.PATH_ESCAPE);
+        assertThat(asked).as("a call containment refuses never reaches the gate").isEmpty();
+
+        call(executor, ToolCallRequest.of("reader", "{\"path\":\"sub/../notes.md\"}"), named);
+        assertThat(asked).hasSize(1);
+        PolicyQuery q = asked.get(0);
+        assertThat(q.agent()).isEqualTo("docs-bot");
+        assertThat(q.spec().name()).isEqualTo("reader");
+        assertThat(q.paths().get("path")).isEqualTo(root.toRealPath().resolve("notes.md"));
+        assertThat(q.arguments().get("path").stringValue()).isEqualTo(root.toRealPath().resolve("notes.md").toString());
     }
 
     // --- bounded under load, cheap by default, close ----------------------------------------------

@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
         scope = CommandLine.ScopeType.INHERIT,
         description = "Run model tool calls through ToolYard: check the host, watch a demo, make a call, read records.",
         subcommands = {DoctorCommand.class, DemoCommand.class, CallCommand.class, RecordsCommand.class,
-                McpCommand.class, ContractCommand.class})
+                McpCommand.class, ContractCommand.class,
+                PolicyCommand.class})
 public final class Main implements Runnable {
     /** Exit code for a mistake in what the user asked (a missing workspace, invalid JSON, an unknown store). */
     static final int USAGE = 2;

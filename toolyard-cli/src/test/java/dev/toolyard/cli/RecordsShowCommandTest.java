@@ -52,6 +52,8 @@ class RecordsShowCommandTest {
                 "duration:          12.000 ms",
                 "requestCallId:     ",
                 "approver:          ",
+                "agent:             ",
+                "shadowDenial:      ",
                 "endedAt:           2026-12-01T07:02:00.012Z");
     }
 

@@ -22,19 +22,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The architecture rules, checked against the classes of every module at once (core, sandbox, builtins,
- * store-jdbc, contracts, cli, otel: their jars are this module's class path), so a rule about how modules depend on one
+ * store-jdbc, contracts, cli, otel, policy: their jars are this module's class path), so a rule about how modules depend on one
  * another can actually fail. Each rule is also run against a class planted in this module's test tree
  * that breaks it, and must fail there: a rule that cannot fail is a defect.
  */
 class ArchitectureTest {
     /** Core's own packages, exactly: the other modules live in subpackages of {@code dev.toolyard}. */
     private static final String[] CORE = {"dev.toolyard", "dev.toolyard.spi", "dev.toolyard.internal"};
-    private static final List<String> MODULES = List.of("sandbox", "builtins", "store.jdbc", "contracts", "cli", "otel");
+    private static final List<String> MODULES = List.of("sandbox", "builtins", "store.jdbc", "contracts", "cli", "otel",
+            "policy");
     /**
      * The qualified exports of module internals, as module-info declares them: builtins exports its internal
-     * package to contracts alone, so block_internal and the [http] backend use http_fetch's own checks.
+     * package to contracts alone, so block_internal and the [http] backend use http_fetch's own checks;
+     * policy exports its internal package to the CLI alone.
      */
-    private static final java.util.Map<String, String> QUALIFIED_EXPORTS = java.util.Map.of("builtins", "contracts");
+    private static final java.util.Map<String, String> QUALIFIED_EXPORTS = java.util.Map.of("builtins", "contracts",
+            "policy", "cli");
 
     private static final JavaClasses PRODUCTION = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -89,7 +92,8 @@ class ArchitectureTest {
                 "dev.toolyard.ToolExecutor", "dev.toolyard.spi.ToolCallObserver", "dev.toolyard.sandbox.TieredSandbox",
                 "dev.toolyard.builtins.BuiltinTools", "dev.toolyard.store.jdbc.JdbcToolCallStore",
                 "dev.toolyard.cli.Main", "dev.toolyard.sandbox.internal.BwrapCommand",
-                "dev.toolyard.otel.ToolYardTelemetry", "dev.toolyard.contracts.ToolContract");
+                "dev.toolyard.otel.ToolYardTelemetry", "dev.toolyard.contracts.ToolContract",
+                "dev.toolyard.policy.PolicyGates");
         assertThat(PRODUCTION.stream().map(JavaClass::getName)).noneMatch(n -> n.contains("Planted"));
     }
 

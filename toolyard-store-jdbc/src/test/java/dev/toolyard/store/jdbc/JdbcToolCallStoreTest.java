@@ -27,6 +27,7 @@ import dev.toolyard.ToolResult;
 import dev.toolyard.ToolSpec;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.store.jdbc.internal.Dialect;
+import dev.toolyard.store.jdbc.internal.Schema;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -262,7 +263,7 @@ class JdbcToolCallStoreTest {
 
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT version, description FROM toolyard_schema_version ORDER BY version")) {
-                for (int version = 1; version <= 3; version++) {
+                for (int version = 1; version <= Schema.CURRENT_VERSION; version++) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getInt(1)).isEqualTo(version);
                     assertThat(rs.getString(2)).isNotBlank();
@@ -298,8 +299,42 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).isEqualTo(3);
+                assertThat(rs.getInt(1)).isEqualTo(Schema.CURRENT_VERSION);
             }
+            assertThat(store.byInvocation("inv").get(0).agentOptional()).as("a version 1 row names no agent").isEmpty();
+            assertThat(store.byInvocation("inv").get(0).shadowDenialOptional()).isEmpty();
+        }
+
+        @Test
+        void aShadowDenialSurvivesTheMarkAndTheCompletion() {
+            JdbcToolCallStore store = open();
+            String note = "rule read_file argument path: not under an allowed prefix";
+            ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "",
+                    "", "", note);
+
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).shadowDenial()).isEqualTo(note);
+            ToolCallRecord done = finished(mark, ToolStatus.OK, null);
+            store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
+                    done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "", note));
+            assertThat(store.recent(1).get(0).shadowDenialOptional()).contains(note);
+        }
+
+        @Test
+        void theContextsAgentNameSurvivesTheMarkAndTheCompletion() {
+            JdbcToolCallStore store = open();
+            ToolCallStart mark = new ToolCallStart("m", "inv", "t", "{}", TestRecords.SHA, false, TestRecords.T0, "",
+                    "", "release-bot", "");
+
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
+            ToolCallRecord done = finished(mark, ToolStatus.OK, null);
+            store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
+                    done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "release-bot", ""));
+            assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
+            assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.OK);
         }
 
         @Test
@@ -336,7 +371,51 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
                 assertThat(rs.next()).isTrue();
-                assertThat(rs.getInt(1)).isEqualTo(3);
+                assertThat(rs.getInt(1)).isEqualTo(Schema.CURRENT_VERSION);
+            }
+        }
+
+        @Test
+        void aVersionThreeDatabaseIsUpgradedInPlaceAndItsRowsReadBackWithNoAgentAndNoShadowDenial() throws Exception {
+            try (Connection c = databaseForHandWrittenRows().getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("CREATE TABLE toolyard_schema_version (version INTEGER NOT NULL PRIMARY KEY, "
+                        + "description VARCHAR(200) NOT NULL, applied_at_epoch_milli BIGINT NOT NULL)");
+                Dialect dialect = Dialect.of(c);
+                for (List<String> version : List.of(dialect.schemaVersion1(), dialect.schemaVersion2(),
+                        dialect.schemaVersion3())) {
+                    for (String ddl : version) {
+                        s.execute(ddl);
+                    }
+                }
+                for (int version = 1; version <= 3; version++) {
+                    s.execute("INSERT INTO toolyard_schema_version VALUES (" + version + ", 'version " + version
+                            + "', 0)");
+                }
+                // A row exactly as version 3 wrote it: seventeen columns, no agent, no shadow_denial.
+                s.execute("INSERT INTO toolyard_call (call_id, invocation_id, tool_name, status, reason, reason_detail, "
+                        + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, "
+                        + "started_at_nano, duration_second, duration_nano, completed, request_call_id, approver) VALUES "
+                        + "('old', 'inv', 'read_notes', 'ok', NULL, '', '{\"path\":\"notes.md\"}', '" + TestRecords.SHA
+                        + "', FALSE, 'read 12 bytes', " + TestRecords.T0.getEpochSecond() + ", " + TestRecords.T0.getNano()
+                        + ", 0, 1234567, TRUE, 'tc_old', 'reviewer-0')");
+            }
+
+            JdbcToolCallStore store = open();
+            ToolCallRecord old = withApprover(withRequestCallId(ok("old", "inv", "read_notes"), "tc_old"), "reviewer-0");
+            ToolCallRecord fresh = new ToolCallRecord("new", "inv", "read_notes", ToolStatus.OK, null, "", "{}",
+                    TestRecords.SHA, false, "", TestRecords.T0, java.time.Duration.ZERO, "tc_new", "reviewer-1",
+                    "release-bot", "rule read_notes: would deny");
+            store.append(fresh);
+
+            assertThat(store.byInvocation("inv")).containsExactly(old, fresh);
+            assertThat(store.byInvocation("inv").get(0).agentOptional()).as("a version 3 row names no agent").isEmpty();
+            assertThat(store.byInvocation("inv").get(0).shadowDenialOptional()).isEmpty();
+            assertThat(store.byInvocation("inv").get(0).approver()).isEqualTo("reviewer-0");
+            try (Connection c = database().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(Schema.CURRENT_VERSION);
             }
         }
 
@@ -372,11 +451,11 @@ class JdbcToolCallStoreTest {
             try (Connection c = database().getConnection(); Statement s = c.createStatement()) {
                 c.setAutoCommit(true);
                 s.execute("INSERT INTO toolyard_schema_version (version, description, applied_at_epoch_milli)"
-                        + " VALUES (4, 'from the future', 0)");
+                        + " VALUES (" + (Schema.CURRENT_VERSION + 1) + ", 'from the future', 0)");
             }
 
             assertThatThrownBy(() -> open()).isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("schema version 4").hasMessageContaining("newer");
+                    .hasMessageContaining("schema version " + (Schema.CURRENT_VERSION + 1)).hasMessageContaining("newer");
         }
 
         @Test

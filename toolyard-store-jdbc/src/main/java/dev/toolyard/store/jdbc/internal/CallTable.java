@@ -32,12 +32,13 @@ public final class CallTable implements AutoCloseable {
 
     private static final String COLUMNS = "call_id, invocation_id, tool_name, status, reason, reason_detail, "
             + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, started_at_nano, "
-            + "duration_second, duration_nano, completed, request_call_id, approver";
+            + "duration_second, duration_nano, completed, request_call_id, approver, agent, shadow_denial";
     private static final String SELECT = "SELECT " + COLUMNS + " FROM " + TABLE;
     private static final String UPDATE = "UPDATE " + TABLE + " SET invocation_id = ?, tool_name = ?, status = ?, "
             + "reason = ?, reason_detail = ?, arguments = ?, arguments_sha256 = ?, arguments_redacted = ?, "
             + "summary = ?, started_at_epoch_second = ?, started_at_nano = ?, duration_second = ?, duration_nano = ?, "
-            + "completed = ?, request_call_id = ?, approver = ? WHERE call_id = ? AND completed = ?";
+            + "completed = ?, request_call_id = ?, approver = ?, agent = ?, shadow_denial = ? "
+            + "WHERE call_id = ? AND completed = ?";
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -57,7 +58,7 @@ public final class CallTable implements AutoCloseable {
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.guard = Objects.requireNonNull(guard, "guard");
         this.writer = writer;
-        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 + dialect.insertSuffix();
     }
 
@@ -88,6 +89,8 @@ public final class CallTable implements AutoCloseable {
                         p.setBoolean(15, w.kind() == Write.Kind.APPEND);
                         p.setString(16, StoredText.encode(w.record().requestCallId()));
                         p.setString(17, StoredText.encode(w.record().approver()));
+                        p.setString(18, StoredText.encode(w.record().agent()));
+                        p.setString(19, StoredText.encode(w.record().shadowDenial()));
                         p.addBatch();
                     }
                     spread(p.executeBatch(), inserts, counts);
@@ -101,8 +104,10 @@ public final class CallTable implements AutoCloseable {
                         p.setBoolean(14, true);
                         p.setString(15, StoredText.encode(r.requestCallId()));
                         p.setString(16, StoredText.encode(r.approver()));
-                        p.setString(17, StoredText.encode(r.callId()));
-                        p.setBoolean(18, false);
+                        p.setString(17, StoredText.encode(r.agent()));
+                        p.setString(18, StoredText.encode(r.shadowDenial()));
+                        p.setString(19, StoredText.encode(r.callId()));
+                        p.setBoolean(20, false);
                         p.addBatch();
                     }
                     spread(p.executeBatch(), updates, counts);
@@ -320,7 +325,9 @@ public final class CallTable implements AutoCloseable {
                     Instant.ofEpochSecond(rs.getLong(11), rs.getInt(12)),
                     Duration.ofSeconds(rs.getLong(13), rs.getInt(14)),
                     StoredText.decode(rs.getString(16)),
-                    StoredText.decode(rs.getString(17)));
+                    StoredText.decode(rs.getString(17)),
+                    StoredText.decode(rs.getString(18)),
+                    StoredText.decode(rs.getString(19)));
         } catch (IllegalArgumentException e) {
             throw new SQLException("a row of " + TABLE + " cannot be read as a tool call record: " + e.getMessage(), e);
         }

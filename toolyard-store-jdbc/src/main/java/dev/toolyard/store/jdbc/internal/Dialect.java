@@ -93,8 +93,18 @@ public enum Dialect {
      *
      * @return the statements, in order; never {@code null}
      */
-    List<String> schemaVersion3() {
+    public List<String> schemaVersion3() {
         return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN approver TEXT NOT NULL DEFAULT ''");
+    }
+
+    /** @return DDL of version 4: the agent name the invocation's context gave, {@code ''} for none */
+    public List<String> schemaVersion4() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN agent TEXT NOT NULL DEFAULT ''");
+    }
+
+    /** @return DDL of version 5: what a policy gate in shadow mode would have refused, {@code ''} for nothing */
+    public List<String> schemaVersion5() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN shadow_denial TEXT NOT NULL DEFAULT ''");
     }
 
     /** @return appended to the INSERT so that a call id already present is skipped (count 0), not an error */

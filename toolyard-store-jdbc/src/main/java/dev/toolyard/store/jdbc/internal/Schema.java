@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int CURRENT_VERSION = 3;
+    public static final int CURRENT_VERSION = 5;
     /** The table that records which versions were applied. */
     public static final String VERSION_TABLE = "toolyard_schema_version";
 
@@ -77,6 +77,14 @@ public final class Schema {
             if (found < 3) {
                 apply(s, dialect.schemaVersion3());
                 recordVersion(connection, 3, "the reviewer who answered the approval gate (approver)");
+            }
+            if (found < 4) {
+                apply(s, dialect.schemaVersion4());
+                recordVersion(connection, 4, "the agent name of each call's context (agent)");
+            }
+            if (found < 5) {
+                apply(s, dialect.schemaVersion5());
+                recordVersion(connection, 5, "what a policy gate in shadow mode would have refused (shadow_denial)");
             }
         }
         return found;

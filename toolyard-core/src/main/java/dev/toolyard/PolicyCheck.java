@@ -1,0 +1,50 @@
+package dev.toolyard;
+
+import dev.toolyard.spi.PolicyGate;
+import dev.toolyard.spi.PolicyQuery;
+import dev.toolyard.spi.PolicyVerdict;
+
+/**
+ * Position 6: the application's {@link PolicyGate}, after containment (so it judges validated arguments
+ * and resolved paths) and before capacity (so a refused call takes no slot). With no gate it hands the
+ * call on untouched. A gate that throws or answers {@code null} refuses the call ({@code policy_error}):
+ * a policy that cannot decide must not let a call through. Immutable; thread-safe.
+ */
+final class PolicyCheck implements Check<ContainedArgs, ContainedArgs> {
+    /** Why a call was refused when the gate itself failed. */
+    static final Reason POLICY_ERROR = Reason.declare("policy_error", ToolStatus.REFUSED);
+
+    private final PolicyGate gate;
+
+    PolicyCheck(PolicyGate gate) {
+        this.gate = gate;
+    }
+
+    @Override
+    public int position() {
+        return 6;
+    }
+
+    @Override
+    public ContainedArgs apply(ContainedArgs in) {
+        if (gate == null) {
+            return in;
+        }
+        Call call = in.call();
+        PolicyVerdict verdict;
+        try {
+            verdict = gate.decide(PolicyQuery.of(call.agent, call.context.invocationId(), in.tool().spec(),
+                    in.parsed().arguments(), in.paths(), call.context.workspace()));
+        } catch (RuntimeException | StackOverflowError e) {
+            return call.refuse(POLICY_ERROR, "the policy gate failed: " + e.getClass().getName());
+        }
+        if (verdict == null) {
+            return call.refuse(POLICY_ERROR, "the policy gate gave no verdict");
+        }
+        if (verdict.refuses()) {
+            return call.refuse(verdict.reason(), verdict.detail());
+        }
+        call.shadowDenial = verdict.shadowDenial();
+        return in;
+    }
+}
