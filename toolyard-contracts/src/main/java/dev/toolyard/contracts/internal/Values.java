@@ -231,6 +231,10 @@ public final class Values {
             normal = normal.setScale(0);
         }
         String out = normal.toPlainString();
+        if (!DECIMAL.matcher(out).matches()) {
+            // 1e-63 written out has 63 decimals: refused here, so what a command receives always re-validates
+            throw invalid(arg, "needs more than 40 digits on a side of the decimal point when written out");
+        }
         leadingDash(def, arg, out);
         return new Valid(out, DecimalNode.valueOf(normal));
     }

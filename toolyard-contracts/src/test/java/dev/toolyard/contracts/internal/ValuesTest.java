@@ -72,6 +72,19 @@ class ValuesTest {
     }
 
     @Test
+    void aNumberTooLongWrittenOutIsRefusedSoItsNormalFormAlwaysRevalidates_bugFoundByTheContractFuzzRun()
+            throws ValueProblem {
+        // 1e-63 and 1e50 parse, but their plain forms carry more digits than the number type accepts.
+        for (String v : List.of("1e-63", "1e50", "-1e-41")) {
+            assertThat(refused(def(ArgType.NUMBER), v)).as(v).contains("args_invalid").contains("40 digits");
+        }
+        for (String v : List.of("1e-40", "1e39")) {
+            String normal = ok(def(ArgType.NUMBER), v);
+            assertThat(ok(def(ArgType.NUMBER), normal)).as("%s written out re-validates", v).isEqualTo(normal);
+        }
+    }
+
+    @Test
     void nulIsRefusedForEveryTypeEnumIncluded() {
         for (ArgType t : ArgType.values()) {
             assertThat(refused(def(t), "ping\0x")).as(t.name()).contains("NUL");
