@@ -209,14 +209,12 @@ class ValuesTest {
     }
 
     @Test
-    void scopeTargetsFollowToolCladsVectors() throws ValueProblem {
-        // Cases from ToolClad's tests/scope_vectors.json ("scope_target_validation"),
-        // https://github.com/ThirdKeyAI/ToolClad (MIT), copied as test data.
-        for (String v : List.of("10.0.1.1", "2001:db8::1", "example.com", "sub.example.com", "10.0.1.0/24")) {
+    void scopeTargetsAcceptHostsAddressesAndRangesAndRefuseShellSyntax() throws ValueProblem {
+        for (String v : List.of("192.0.2.7", "2001:db8:5::9", "docs.example", "api.docs.example", "198.51.100.0/24")) {
             ok(def(ArgType.SCOPE_TARGET), v);
         }
-        for (String v : List.of("*.example.com", "example.com; rm -rf /", "$(whoami).evil.com",
-                "example.com\nmalicious.com", "", "10.0.1.1|cat /etc/passwd")) {
+        for (String v : List.of("*.docs.example", "docs.example;id", "`id`.docs.example",
+                "docs.example\nother.example", "", "192.0.2.7&&id")) {
             refused(def(ArgType.SCOPE_TARGET), v);
         }
     }
