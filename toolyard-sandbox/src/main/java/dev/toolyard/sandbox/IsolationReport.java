@@ -29,10 +29,14 @@ public final class IsolationReport {
     private final boolean seccompFilter;
     private final Map<String, String> limitEnforcement;
     private final IsolationTier startAt;
+    private final String warmMode;
+    private final Map<String, String> warmByRung;
 
     IsolationReport(IsolationTier tier, List<Rung> rungs, Set<String> limitsUnenforced, ResourceLimits limits,
             List<String> canaryCommand, String runsAs, boolean seccompFilter, Map<String, String> limitEnforcement,
-            IsolationTier startAt) {
+            IsolationTier startAt, String warmMode, Map<String, String> warmByRung) {
+        this.warmMode = Objects.requireNonNull(warmMode, "warmMode");
+        this.warmByRung = Collections.unmodifiableMap(new LinkedHashMap<>(warmByRung));
         this.tier = Objects.requireNonNull(tier, "tier");
         this.startAt = Objects.requireNonNull(startAt, "startAt");
         this.rungs = List.copyOf(rungs);
@@ -182,6 +186,23 @@ public final class IsolationReport {
         return limitEnforcement;
     }
 
+    /**
+     * @return whether runs use warm sandboxes ({@code TieredSandbox.Builder#warm(boolean)}): "off", or
+     *     "on" with the pool's policy, or why they were asked for and are not used; never {@code null}
+     */
+    public String warmMode() {
+        return warmMode;
+    }
+
+    /**
+     * @return for each rung whose canary passed, in ladder order, whether it can run warm sandboxes and,
+     *     when it can and this report is a survey, what a warm start and a warm {@code /bin/true} cost,
+     *     against the cold canary; never {@code null}
+     */
+    public Map<String, String> warmByRung() {
+        return warmByRung;
+    }
+
     /** @return a multi-line, human-readable account of the probe, for a bug report */
     public String describe() {
         StringBuilder b = new StringBuilder(512);
@@ -214,6 +235,11 @@ public final class IsolationReport {
         }
         b.append("limits unenforced: ").append(limitsUnenforced.isEmpty() ? "none" : String.join(", ", limitsUnenforced))
                 .append('\n');
+        b.append("warm mode: ").append(warmMode).append('\n');
+        for (Map.Entry<String, String> e : warmByRung.entrySet()) {
+            b.append("  ").append(e.getKey()).append(" ".repeat(Math.max(0, width - e.getKey().length()))).append("  ")
+                    .append(e.getValue()).append('\n');
+        }
         if (!canaryCommand.isEmpty()) {
             b.append("canary command:");
             for (String arg : canaryCommand) {

@@ -17,6 +17,8 @@ import dev.toolyard.sandbox.internal.SandboxFiles;
 import dev.toolyard.sandbox.internal.SandboxIds;
 import dev.toolyard.sandbox.internal.SeccompFilter;
 import dev.toolyard.sandbox.internal.Supervisor;
+import dev.toolyard.sandbox.internal.WarmBinary;
+import dev.toolyard.sandbox.internal.WarmPool;
 import dev.toolyard.sandbox.internal.Which;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,7 +58,7 @@ import java.util.regex.Pattern;
  * {@code PATH}, no container image (the container rung is skipped), the whole ladder (from the
  * container), output capped at 1 MiB per stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
  */
-public final class TieredSandbox implements Sandbox {
+public final class TieredSandbox implements Sandbox, AutoCloseable {
     /** Default cap on each of stdout and stderr, in bytes. */
     public static final int DEFAULT_OUTPUT_CAP_BYTES = 1 << 20;
     /** The smallest output cap, so the truncation label always fits. */
@@ -70,6 +72,15 @@ public final class TieredSandbox implements Sandbox {
     public static final int SURVEY_CANARY_RUNS = Ladder.SURVEY_RUNS;
     /** The default number of uid and gid pairs, which is how many runs may be under way at once. */
     public static final int DEFAULT_SANDBOX_ID_COUNT = 64;
+    /** The default number of idle warm sandboxes kept per workspace. */
+    public static final int DEFAULT_WARM_PER_WORKSPACE = 1;
+    /** The default cap on warm sandboxes alive at once, over all workspaces. */
+    public static final int DEFAULT_WARM_MAX_TOTAL = 8;
+    /** The default time an idle warm sandbox is kept. */
+    public static final Duration DEFAULT_WARM_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /** How many warm {@code /bin/true} runs {@link #survey()} times on each rung that can run warm. */
+    public static final int SURVEY_WARM_RUNS = 5;
+    private static final Duration WARM_START_TIMEOUT = Duration.ofSeconds(30);
     private static final System.Logger LOG = System.getLogger(TieredSandbox.class.getName());
     private static final int NOBODY = 65534;
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
@@ -87,8 +98,16 @@ public final class TieredSandbox implements Sandbox {
     private volatile Probed probed;
     private Optional<SandboxFiles> files; // guarded by filesLock; written once, for the probe and every survey
     private final Object filesLock = new Object();
+    private final boolean warm;
+    private final WarmPool.Policy warmPolicy;
+    private final Object warmLock = new Object();
+    private WarmState warmState; // guarded by warmLock; set once, on the first run after the probe
+    private boolean closed; // guarded by warmLock
 
     private record Probed(IsolationReport report, Rung rung) {}
+
+    /** The warm pool, or why there is none. */
+    private record WarmState(Optional<WarmPool> pool, String mode) {}
 
     private TieredSandbox(Builder b) {
         this.limits = b.limits;
@@ -98,6 +117,8 @@ public final class TieredSandbox implements Sandbox {
         this.ids = new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount);
         this.root = b.root;
         this.startAt = b.startAt;
+        this.warm = b.warm;
+        this.warmPolicy = new WarmPool.Policy(b.warmPerWorkspace, b.warmIdleTimeout, b.warmMaxTotal, WARM_START_TIMEOUT);
     }
 
     /** @return a builder with the defaults; never {@code null} */
@@ -189,6 +210,18 @@ public final class TieredSandbox implements Sandbox {
             throw new IsolationUnavailableException(unavailable(p.report()));
         }
         BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        if (warm) {
+            Optional<WarmPool> pool = warmState(p).pool();
+            if (pool.isPresent()) {
+                Optional<Supervisor.Outcome> warmRun = pool.get().run(binds, command, environment, timeout, outputCapBytes);
+                if (warmRun.isPresent()) {
+                    Supervisor.Outcome o = warmRun.get();
+                    return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
+                            o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
+                }
+                // no warm sandbox could be had: the command runs cold, isolated as ever
+            }
+        }
         Launch launch = p.rung().prepare(command, binds, environment, timeout);
         Supervisor.Outcome o = Supervisor.run(launch, timeout, outputCapBytes);
         return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
@@ -211,6 +244,97 @@ public final class TieredSandbox implements Sandbox {
      */
     public IsolationReport survey() {
         return probeOnce(true).report();
+    }
+
+    /**
+     * Starts warm sandboxes for {@code workspace} in the background, so that its first command finds
+     * one ready: as many as {@link Builder#warmPerWorkspace(int)}, within {@link Builder#warmMaxTotal(int)}.
+     * Does nothing when warm mode is off or unavailable (see {@link IsolationReport#warmMode()}), or
+     * after {@link #close()}. Probes the ladder if it has not been probed.
+     *
+     * @param workspace the roots, as {@link #runIsolated} takes them
+     * @throws IllegalArgumentException as {@link #runIsolated} for a root that is missing or would
+     *     expose the host
+     * @throws NullPointerException if {@code workspace} is {@code null}
+     */
+    public void warmUp(SandboxPaths workspace) {
+        Objects.requireNonNull(workspace, "workspace");
+        if (!warm) {
+            return;
+        }
+        Probed p = probe();
+        if (p.rung() == null) {
+            return;
+        }
+        BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        warmState(p).pool().ifPresent(pool -> pool.warmUp(binds));
+    }
+
+    /**
+     * Ends every warm sandbox and stops the pool: idle ones at once, one running a command with it
+     * (that run then throws {@link UncheckedIOException}). Later runs are cold. Nothing of the pool
+     * outlives the JVM either way: each supervisor ends its sandbox when the JVM's end of its input
+     * closes. Idempotent; does nothing when warm mode is off.
+     */
+    @Override
+    public void close() {
+        WarmState s;
+        synchronized (warmLock) {
+            closed = true;
+            s = warmState;
+        }
+        if (s != null) {
+            s.pool().ifPresent(WarmPool::close);
+        }
+    }
+
+    /** For tests: the commands a warm sandbox answered so far; 0 when warm mode is off or unused. */
+    long warmRunsServed() {
+        synchronized (warmLock) {
+            return warmState == null ? 0 : warmState.pool().map(WarmPool::served).orElse(0L);
+        }
+    }
+
+    /** For tests: the pool's counts, {@code [live, idle, starts, discarded]}; all 0 when there is no pool. */
+    long[] warmCounts() {
+        synchronized (warmLock) {
+            return warmState == null ? new long[4] : warmState.pool().map(pool -> new long[] {pool.live(), pool.idleCount(),
+                    pool.starts(), pool.discarded()}).orElse(new long[4]);
+        }
+    }
+
+    private WarmState warmState(Probed p) {
+        synchronized (warmLock) {
+            if (warmState == null) {
+                warmState = closed ? new WarmState(Optional.empty(), "off: the sandbox was closed") : newWarmState(p.rung());
+            }
+            return warmState;
+        }
+    }
+
+    private WarmState newWarmState(Rung rung) {
+        Optional<String> unavailable = rung.warmUnavailable();
+        if (unavailable.isPresent()) {
+            return new WarmState(Optional.empty(), "asked for, but unavailable on " + rung.name() + ": " + unavailable.get());
+        }
+        Optional<SandboxFiles> f = files();
+        if (f.isEmpty()) {
+            return new WarmState(Optional.empty(), "asked for, but the sandbox's private files could not be written; runs are cold");
+        }
+        WarmBinary.Result bin;
+        try {
+            bin = WarmBinary.install(f.get().directory());
+        } catch (IOException e) {
+            return new WarmState(Optional.empty(), "asked for, but the supervisor could not be written (" + e + "); runs are cold");
+        }
+        if (bin.path().isEmpty()) {
+            return new WarmState(Optional.empty(), "asked for, but " + bin.whyNot());
+        }
+        byte[] filter = SeccompFilter.warmCommands().bpfProgramForHost();
+        WarmPool pool = new WarmPool(rung, bin.path().get(), filter, warmPolicy);
+        return new WarmState(Optional.of(pool), "on, " + rung.name() + ": " + warmPolicy.perWorkspace()
+                + " idle per workspace, at most " + warmPolicy.maxTotal() + " in all, idle ones ended after "
+                + warmPolicy.idleTimeout().toSeconds() + " s; supervisor " + bin.path().get());
     }
 
     private Probed probe() {
@@ -247,10 +371,80 @@ public final class TieredSandbox implements Sandbox {
         String runsAs = asRoot
                 ? ids + ", one pair lent to each run at a time; no supplementary group but the run's own gid"
                 : "this process's uid (it is not root)";
+        Map<String, String> warmByRung = new java.util.LinkedHashMap<>();
+        for (Ladder.Step s : climb.steps()) {
+            s.rung().ifPresent(r -> warmByRung.put(s.name(), survey ? surveyWarm(r) : r.warmUnavailable().map(
+                    why -> "cannot run warm: " + why).orElse("can run warm")));
+        }
+        String warmMode = !warm ? "off (the default; TieredSandbox.builder().warm(true) turns it on)"
+                : climb.rung().isEmpty() ? "asked for, but no tier is available"
+                : climb.rung().get().warmUnavailable().map(why -> "asked for, but unavailable on "
+                        + climb.rung().get().name() + ": " + why).orElse("on, " + climb.rung().get().name() + ": "
+                        + warmPolicy.perWorkspace() + " idle per workspace, at most " + warmPolicy.maxTotal()
+                        + " in all, idle ones ended after " + warmPolicy.idleTimeout().toSeconds() + " s");
         IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
                 climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
-                climb.rung().map(Rung::enforcement).orElse(Map.of()), startAt);
+                climb.rung().map(Rung::enforcement).orElse(Map.of()), startAt, warmMode, warmByRung);
         return new Probed(report, climb.rung().orElse(null));
+    }
+
+    /**
+     * Times a warm start and {@value #SURVEY_WARM_RUNS} warm {@code /bin/true} runs on {@code rung},
+     * in a temporary workspace, with a pool of its own that is closed before this returns.
+     *
+     * @return what the doctor shows for the rung's warm mode
+     */
+    private String surveyWarm(Rung rung) {
+        Optional<String> unavailable = rung.warmUnavailable();
+        if (unavailable.isPresent()) {
+            return "cannot run warm: " + unavailable.get();
+        }
+        Optional<SandboxFiles> f = files();
+        if (f.isEmpty()) {
+            return "cannot run warm: the sandbox's private files could not be written";
+        }
+        Path dir = null;
+        try {
+            WarmBinary.Result bin = WarmBinary.install(f.get().directory());
+            if (bin.path().isEmpty()) {
+                return "cannot run warm: " + bin.whyNot();
+            }
+            dir = Files.createTempDirectory("toolyard-warm-survey-");
+            BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier() == IsolationTier.CONTAINER);
+            try (WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands().bpfProgramForHost(),
+                    new WarmPool.Policy(1, Duration.ofMinutes(1), 1, WARM_START_TIMEOUT))) {
+                long start = System.nanoTime();
+                pool.warmUp(binds);
+                List<Duration> times = new ArrayList<>();
+                Duration first = null;
+                for (int i = 0; i <= SURVEY_WARM_RUNS; i++) {
+                    Optional<Supervisor.Outcome> o = pool.run(binds, List.of("/bin/true"), Map.of(), Duration.ofSeconds(10),
+                            MIN_OUTPUT_CAP_BYTES);
+                    if (o.isEmpty() || o.get().exitCode() != 0) {
+                        return "can run warm, but a warm /bin/true did not pass" + o.map(x -> " (exit " + x.exitCode() + ")").orElse("");
+                    }
+                    if (i == 0) {
+                        first = Duration.ofNanos(System.nanoTime() - start);
+                    } else {
+                        times.add(o.get().elapsed());
+                    }
+                }
+                times.sort(null);
+                return "can run warm: a warm start and its first /bin/true took " + first.toMillis() + " ms; each further "
+                        + "warm /bin/true, median of " + SURVEY_WARM_RUNS + ", " + String.format(java.util.Locale.ROOT, "%.2f",
+                        times.get(times.size() / 2).toNanos() / 1e6) + " ms";
+            }
+        } catch (IOException | RuntimeException e) {
+            return "can run warm, but the warm survey failed: " + e.getMessage();
+        } finally {
+            if (dir != null) {
+                try {
+                    Files.deleteIfExists(dir);
+                } catch (IOException e) {
+                    // a temporary directory
+                }
+            }
+        }
     }
 
     private Optional<SandboxFiles> files() {
@@ -354,8 +548,59 @@ public final class TieredSandbox implements Sandbox {
         private int sandboxIdCount = DEFAULT_SANDBOX_ID_COUNT;
         private BooleanSupplier root = Ladder::runsAsRoot;
         private IsolationTier startAt = IsolationTier.CONTAINER;
+        private boolean warm;
+        private int warmPerWorkspace = DEFAULT_WARM_PER_WORKSPACE;
+        private int warmMaxTotal = DEFAULT_WARM_MAX_TOTAL;
+        private Duration warmIdleTimeout = DEFAULT_WARM_IDLE_TIMEOUT;
 
         private Builder() {}
+
+        /**
+         * Warm mode: commands run in sandboxes started ahead of use, one workspace each, whose
+         * supervisor starts each command in a fresh session with the same isolation, limits, output
+         * cap and deadline as a cold run, and before the next command kills everything the last one
+         * left and wipes what it wrote outside the write root. A sandbox that misbehaves (a command
+         * timed out, passed the output cap, died of a signal or left a process behind, or the
+         * supervisor died) is discarded, never reused; when no warm sandbox can be had, the command
+         * runs cold. Needs this process to be root, and on the container rung podman; otherwise runs
+         * are cold and {@link IsolationReport#warmMode()} says why. See docs/isolation.md.
+         *
+         * @param on whether to run warm; default {@code false}: every run is cold
+         * @return this builder
+         */
+        public Builder warm(boolean on) {
+            this.warm = on;
+            return this;
+        }
+
+        /**
+         * @param count idle warm sandboxes kept per workspace; default {@value #DEFAULT_WARM_PER_WORKSPACE}
+         * @return this builder
+         */
+        public Builder warmPerWorkspace(int count) {
+            this.warmPerWorkspace = count;
+            return this;
+        }
+
+        /**
+         * @param count warm sandboxes alive at once, over all workspaces, idle or busy; each holds a
+         *     sandbox uid while it lives; default {@value #DEFAULT_WARM_MAX_TOTAL}
+         * @return this builder
+         */
+        public Builder warmMaxTotal(int count) {
+            this.warmMaxTotal = count;
+            return this;
+        }
+
+        /**
+         * @param idle how long an idle warm sandbox is kept before it is ended; default 60 s
+         * @return this builder
+         * @throws NullPointerException if {@code idle} is {@code null}
+         */
+        public Builder warmIdleTimeout(Duration idle) {
+            this.warmIdleTimeout = Objects.requireNonNull(idle, "warmIdleTimeout");
+            return this;
+        }
 
         /**
          * Where the ladder starts. {@link IsolationTier#CONTAINER}, the default, climbs the whole ladder:
@@ -492,6 +737,17 @@ public final class TieredSandbox implements Sandbox {
             if (outputCapBytes < MIN_OUTPUT_CAP_BYTES || outputCapBytes > MAX_OUTPUT_CAP_BYTES) {
                 throw new IllegalArgumentException("outputCapBytes must be between " + MIN_OUTPUT_CAP_BYTES + " and "
                         + MAX_OUTPUT_CAP_BYTES + ", got " + outputCapBytes);
+            }
+            if (warmPerWorkspace < 1) {
+                throw new IllegalArgumentException("warmPerWorkspace must be at least 1, got " + warmPerWorkspace);
+            }
+            if (warmMaxTotal < warmPerWorkspace || warmMaxTotal >= sandboxIdCount) {
+                throw new IllegalArgumentException("warmMaxTotal must be at least warmPerWorkspace (" + warmPerWorkspace
+                        + ") and below sandboxIdCount (" + sandboxIdCount + "), since each warm sandbox holds a sandbox uid, got "
+                        + warmMaxTotal);
+            }
+            if (warmIdleTimeout.isNegative() || warmIdleTimeout.isZero()) {
+                throw new IllegalArgumentException("warmIdleTimeout must be positive, got " + warmIdleTimeout);
             }
             return new TieredSandbox(this);
         }

@@ -42,6 +42,8 @@ public final class Hosts {
 
     private static final Map<IsolationTier, TieredSandbox> SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> ROOMY_SANDBOXES = new EnumMap<>(IsolationTier.class);
+    private static final Map<IsolationTier, TieredSandbox> WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
+    private static final Map<IsolationTier, TieredSandbox> ROOMY_WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
 
     private Hosts() {}
 
@@ -62,6 +64,38 @@ public final class Hosts {
         return on(tier, ROOMY, ROOMY_SANDBOXES);
     }
 
+    /**
+     * @return as {@link #on}, with warm mode on, which this host must support (it is root): a sandbox
+     *     whose report says warm mode is not on fails the test, so no warm test passes cold
+     */
+    public static synchronized TieredSandbox warm(IsolationTier tier) {
+        return warmOn(on(tier, LIMITS, WARM_SANDBOXES, true));
+    }
+
+    /** @return as {@link #warm}, with the {@link #ROOMY} limits */
+    public static synchronized TieredSandbox roomyWarm(IsolationTier tier) {
+        return warmOn(on(tier, ROOMY, ROOMY_WARM_SANDBOXES, true));
+    }
+
+    /** @return the commands the warm sandboxes of these hosts answered warm so far */
+    public static synchronized long warmRunsServed() {
+        long n = 0;
+        for (TieredSandbox s : WARM_SANDBOXES.values()) {
+            n += s.warmRunsServed();
+        }
+        for (TieredSandbox s : ROOMY_WARM_SANDBOXES.values()) {
+            n += s.warmRunsServed();
+        }
+        return n;
+    }
+
+    private static TieredSandbox warmOn(TieredSandbox s) {
+        if (!s.report().warmMode().startsWith("on")) {
+            fail("warm mode is not on: " + s.report().warmMode());
+        }
+        return s;
+    }
+
     /** @return whether this test JVM runs as root (the owner of {@code /proc/self}) */
     public static boolean root() {
         try {
@@ -72,8 +106,13 @@ public final class Hosts {
     }
 
     private static TieredSandbox on(IsolationTier tier, ResourceLimits limits, Map<IsolationTier, TieredSandbox> cache) {
+        return on(tier, limits, cache, false);
+    }
+
+    private static TieredSandbox on(IsolationTier tier, ResourceLimits limits, Map<IsolationTier, TieredSandbox> cache,
+            boolean warm) {
         TieredSandbox s = cache.computeIfAbsent(tier, t -> {
-            TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP);
+            TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP).warm(warm);
             if (t == IsolationTier.CONTAINER) {
                 b.containerImage(IMAGE);
             } else {

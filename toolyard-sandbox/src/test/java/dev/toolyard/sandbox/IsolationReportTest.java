@@ -25,7 +25,7 @@ class IsolationReportTest {
         how.put("cpuSeconds", "RLIMIT_CPU");
         how.put("processCount", "RLIMIT_NPROC on a lent uid");
         IsolationReport r = new IsolationReport(IsolationTier.BWRAP, RUNGS, Set.of(), ResourceLimits.defaults(),
-                List.of("/usr/bin/bwrap", "--chdir", "/tmp/a b", "--", "/bin/true"), "uids 7..8", true, how, IsolationTier.CONTAINER);
+                List.of("/usr/bin/bwrap", "--chdir", "/tmp/a b", "--", "/bin/true"), "uids 7..8", true, how, IsolationTier.CONTAINER, "off", Map.of("bwrap", "can run warm"));
 
         assertThat(r.describe()).isEqualTo("""
                 ToolYard isolation report
@@ -40,8 +40,12 @@ class IsolationReportTest {
                   cpuSeconds    RLIMIT_CPU
                   processCount  RLIMIT_NPROC on a lent uid
                 limits unenforced: none
+                warm mode: off
+                  bwrap   can run warm
                 canary command: /usr/bin/bwrap --chdir '/tmp/a b' -- /bin/true
                 """);
+        assertThat(r.warmMode()).isEqualTo("off");
+        assertThat(r.warmByRung()).containsExactly(Map.entry("bwrap", "can run warm"));
         assertThat(r.toString()).isEqualTo(r.describe());
         assertThat(r.runsAs()).isEqualTo("uids 7..8");
         assertThat(r.seccompFilterLoaded()).isTrue();
@@ -53,7 +57,7 @@ class IsolationReportTest {
     void anUnavailableTierSaysRunsAreRefusedAndListsTheUnenforcedLimitsInOrder() {
         Set<String> all = new LinkedHashSet<>(List.of("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount"));
         IsolationReport r = new IsolationReport(IsolationTier.UNAVAILABLE, RUNGS.subList(0, 2), all,
-                ResourceLimits.defaults(), List.of(), "uids 7..8", false, Map.of(), IsolationTier.CONTAINER);
+                ResourceLimits.defaults(), List.of(), "uids 7..8", false, Map.of(), IsolationTier.CONTAINER, "off", Map.of());
 
         assertThat(r.describe())
                 .contains("tier: unavailable (isolated runs are refused)")
@@ -67,7 +71,7 @@ class IsolationReportTest {
     void itsCollectionsCannotBeChanged() {
         IsolationReport r = new IsolationReport(IsolationTier.BWRAP, RUNGS, Set.of("processCount"),
                 ResourceLimits.defaults(), List.of("x"), "uids 7..8", false, Map.of("cpuSeconds", "RLIMIT_CPU"),
-                IsolationTier.CONTAINER);
+                IsolationTier.CONTAINER, "off", Map.of());
 
         assertThatThrownBy(() -> r.rungs().clear()).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> r.limitsUnenforced().clear()).isInstanceOf(UnsupportedOperationException.class);
@@ -104,7 +108,7 @@ class IsolationReportTest {
     @Test
     void aLadderStartedAtBubblewrapSaysSo() {
         IsolationReport r = new IsolationReport(IsolationTier.BWRAP, RUNGS, Set.of(), ResourceLimits.defaults(), List.of(),
-                "uids 7..8", true, Map.of(), IsolationTier.BWRAP);
+                "uids 7..8", true, Map.of(), IsolationTier.BWRAP, "off", Map.of());
 
         assertThat(r.startAt()).isEqualTo(IsolationTier.BWRAP);
         assertThat(r.describe()).contains("rungs, in ladder order (the application started it at bubblewrap):\n");

@@ -36,6 +36,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -77,10 +79,19 @@ class TieredSandboxTest {
     @Nested
     @Tag("isolation")
     class OnEachRung {
+        /** @return the sandbox these tests run on: cold runs here, warm ones in {@link OnEachRungWarm} */
+        TieredSandbox on(IsolationTier tier) {
+            return Hosts.on(tier);
+        }
+
+        /** @return as {@link #on}, with the roomy limits */
+        TieredSandbox roomy(IsolationTier tier) {
+            return Hosts.roomy(tier);
+        }
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void nothingIsWrittenOutsideTheWriteRoot(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
             Path readRoot = Files.createDirectories(tmp.resolve("reference"));
             Files.writeString(readRoot.resolve("notes.md"), "original");
@@ -134,7 +145,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void etcShadowAndHostFilesOutsideTheBindsAreUnreadable(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path secretDir = Files.createDirectories(tmp.resolve("private"));
             String secret = "secret-" + UUID.randomUUID();
             Files.writeString(secretDir.resolve("key"), secret);
@@ -152,7 +163,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void noConnectionReachesAListenerOnHostLoopback(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
                 int port = server.getLocalPort();
                 try (Socket probe = new Socket(InetAddress.getByName("127.0.0.1"), port)) {
@@ -174,7 +185,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void theChildSeesExactlyTheAllowlistedEnvironmentAndNoneOfTheParents(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             assertThat(System.getenv("TOOLYARD_PARENT_SECRET"))
                     .as("surefire sets TOOLYARD_PARENT_SECRET in the parent (see the module's pom)").isNotNull();
 
@@ -192,7 +203,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void aCpuBurnIsKilledNearItsLimit(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
 
             SubprocessResult r = sh(sandbox, writeRoot(), "while :; do :; done");
 
@@ -205,7 +216,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void aMemoryHogFails(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
 
             SubprocessResult small = sandbox.runIsolated(List.of("/usr/bin/perl", "-e",
@@ -222,7 +233,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void aFileStopsGrowingAtTheFileSizeLimit(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "head -c 4194304 /dev/zero > big");
@@ -234,7 +245,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void aForkBombIsHeldAtTheProcessLimitAndLeavesNothingBehind(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
             String token = "31." + Math.abs(UUID.randomUUID().getLeastSignificantBits() % 1_000_000_000L);
 
@@ -252,7 +263,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void concurrentRunsEachGetTheirOwnProcessLimit(IsolationTier tier) throws Exception {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             ExecutorService pool = Executors.newFixedThreadPool(3);
             try {
                 List<Future<Integer>> runs = new ArrayList<>();
@@ -274,7 +285,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void anOutputFloodIsCappedAtTheLimitAndStopsTheRun(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
 
             SubprocessResult out = sandbox.runIsolated(List.of("/usr/bin/yes", "flood"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
             SubprocessResult err = sh(sandbox, writeRoot(), "echo before; yes flood >&2");
@@ -293,7 +304,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void aTreeThatIgnoresSigtermAndDaemonizesIsGoneAfterTheTimeout(IsolationTier tier) throws Exception {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
             String token = "toolyard-daemon-" + UUID.randomUUID();
             // A double-forked, setsid'd daemon that ignores SIGTERM and writes a marker every 50 ms,
@@ -316,7 +327,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void theCommandRunsInTheWriteRootWithAnEmptyStdinAndItsExitCodeComesBack(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "pwd; cat; echo status >&2; exit 7");
@@ -334,7 +345,7 @@ class TieredSandboxTest {
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void noSetuidOrSetgidFileOwnedByRootCanBeMadeInTheWorkspace(IsolationTier tier) throws IOException {
             // The attack of issue 10: a setuid-root interpreter left in the workspace for a host user to run.
-            TieredSandbox sandbox = Hosts.roomy(tier);
+            TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "cp /usr/bin/python3 py && echo COPIED; chown 0:0 py && echo CHOWNED; "
@@ -352,7 +363,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void theCommandIsNotHostRootAndWhatItCreatesIsTheSandboxUidsOnTheHost(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
             Hosts.require(Hosts.root(), "the test JVM is not root, so there is no host root to keep the command from");
 
@@ -375,7 +386,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void theWriteRootIsMountedNosuidAndNodev(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "grep ' " + work.toRealPath() + " ' /proc/self/mountinfo");
@@ -387,7 +398,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void rlimitNprocIsTheProcessCountAndBindsBecauseTheCommandIsNotRoot(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "grep 'Max processes' /proc/self/limits; id -u; "
@@ -402,7 +413,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void nestedUserNamespacesFail(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.roomy(tier);
+            TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "python3 -c 'import ctypes, os\n"
@@ -417,7 +428,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void everyDeniedSystemCallFailsWithItsErrnoAndOtherAbisAreKilled(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.roomy(tier);
+            TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
             SeccompFilter filter = SeccompFilter.standard();
             List<SyscallProbe.Request> requests = SyscallProbe.requests(filter, SeccompArch.host());
@@ -443,7 +454,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void ordinaryProgramsStillRunUnderTheFilter(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.roomy(tier);
+            TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
 
             SubprocessResult r = sh(sandbox, work, "echo 'b a c' | tr ' ' '\\n' | sort | tr -d '\\n'; echo; "
@@ -460,7 +471,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void theCommandInheritsNoDescriptorBeyondItsThreeStreams(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
 
             SubprocessResult r = sandbox.runIsolated(List.of("/usr/bin/ls", "/proc/self/fd"), SandboxPaths.of(writeRoot()), TIMEOUT, null);
 
@@ -470,7 +481,7 @@ class TieredSandboxTest {
         @ParameterizedTest(name = "{0}")
         @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
         void argvIsPassedAsIsWithNoShellInBetween(IsolationTier tier) throws IOException {
-            TieredSandbox sandbox = Hosts.on(tier);
+            TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
             List<String> tricky = List.of("/usr/bin/printf", "[%s]\\n", "$(touch pwned)", "a b", "; touch pwned2", "A=B", "--", "");
 
@@ -479,6 +490,37 @@ class TieredSandboxTest {
             assertThat(r.stdout()).isEqualTo("[$(touch pwned)]\n[a b]\n[; touch pwned2]\n[A=B]\n[--]\n[]\n");
             assertThat(work.resolve("pwned")).doesNotExist();
             assertThat(work.resolve("pwned2")).doesNotExist();
+        }
+    }
+
+    /**
+     * Every claim of {@link OnEachRung} again, on each rung, with warm mode on: each command then runs
+     * in a warm sandbox of its workspace, none skipped.
+     */
+    @Nested
+    @Tag("isolation")
+    class OnEachRungWarm extends OnEachRung {
+        private long servedBefore;
+
+        @BeforeEach
+        void countWarmRuns() {
+            servedBefore = Hosts.warmRunsServed();
+        }
+
+        /** No test here passes on cold runs: at least one of its commands was answered warm. */
+        @AfterEach
+        void someRunWasWarm() {
+            assertThat(Hosts.warmRunsServed()).as("commands answered by a warm sandbox").isGreaterThan(servedBefore);
+        }
+
+        @Override
+        TieredSandbox on(IsolationTier tier) {
+            return Hosts.warm(tier);
+        }
+
+        @Override
+        TieredSandbox roomy(IsolationTier tier) {
+            return Hosts.roomyWarm(tier);
         }
     }
 

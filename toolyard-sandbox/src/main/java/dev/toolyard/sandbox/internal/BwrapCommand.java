@@ -77,6 +77,59 @@ public final class BwrapCommand {
         }
         List<String> a = new ArrayList<>(96 + command.size());
         a.addAll(Limits.launcher(tools.shell(), limits, nproc, run.seccompProgram()));
+        sandbox(a, tools, layout, binds, run, root ? ROOT_CAPS : List.of(), Optional.empty());
+        if (root) {
+            SandboxIds.Lease ids = run.runAs().get();
+            a.add(tools.setpriv().get().toString());
+            a.add("--reuid=" + Integer.toUnsignedString(ids.uid()));
+            a.add("--regid=" + Integer.toUnsignedString(ids.gid()));
+            a.add("--clear-groups");
+            a.add("--bounding-set=-all");
+            a.add("--inh-caps=-all");
+            a.add("--pdeathsig=keep");
+            a.add("--");
+        }
+        // The working directory is entered by env, as the command's uid: bubblewrap, root without
+        // CAP_DAC_OVERRIDE by then, cannot enter a write root that is the sandbox uid's and 0700.
+        a.addAll(Limits.environment(tools.env(), Optional.of(binds.writeRoot()), env));
+        a.addAll(command);
+        return a;
+    }
+
+    /** Where a warm sandbox's supervisor is bound, read-only, inside. */
+    public static final String WARM_SUPERVISOR = "/toolyard-warm";
+    /** The world-writable directories of a bubblewrap sandbox, which a warm supervisor wipes between commands. */
+    static final List<String> WARM_WIPED = List.of("/tmp", "/dev/shm");
+    private static final List<String> ROOT_CAPS = List.of("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP");
+    private static final List<String> WARM_CAPS = List.of("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL");
+
+    /**
+     * The command line of a warm sandbox on this rung (this process is root): the same sandbox as
+     * {@link #argv}, with the supervisor ({@code toolyard-warm}, bound read-only at
+     * {@value #WARM_SUPERVISOR}) in place of {@code setpriv … env … command}, as the pid namespace's
+     * init, root with {@code CAP_SETUID}, {@code CAP_SETGID}, {@code CAP_SETPCAP} and {@code CAP_KILL}
+     * only. It runs each command as the lease's uid and gid with the limits the launcher would set
+     * (the launcher sets none on the supervisor itself, whose CPU time accrues across commands).
+     *
+     * @param supervisor the supervisor's host path
+     * @return the command line
+     */
+    public static List<String> warmArgv(Tools tools, HostLayout layout, ResourceLimits limits, BindSet binds, Run run,
+            Path supervisor) {
+        SandboxIds.Lease ids = run.runAs().orElseThrow(() -> new IllegalArgumentException(
+                "a warm sandbox runs its commands as a sandbox uid, so this process must be root"));
+        List<String> a = new ArrayList<>(96);
+        a.addAll(Limits.warmLauncher(tools.shell(), run.seccompProgram()));
+        sandbox(a, tools, layout, binds, run, WARM_CAPS, Optional.of(supervisor));
+        a.add(WARM_SUPERVISOR);
+        a.addAll(Limits.warmSupervisorArguments(ids, limits, true, limits.processCount(), binds.writeRoot(), WARM_WIPED));
+        return a;
+    }
+
+    /** Everything from {@code bwrap} to {@code --}: the sandbox itself. */
+    private static void sandbox(List<String> a, Tools tools, HostLayout layout, BindSet binds, Run run, List<String> caps,
+            Optional<Path> supervisor) {
+        boolean root = run.runAs().isPresent();
         a.add(tools.bwrap().toString());
         if (root) {
             a.add("--unshare-ipc");
@@ -86,7 +139,7 @@ public final class BwrapCommand {
             a.add("--unshare-cgroup-try");
             a.add("--cap-drop");
             a.add("ALL");
-            for (String cap : List.of("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")) {
+            for (String cap : caps) {
                 a.add("--cap-add");
                 a.add(cap);
             }
@@ -151,6 +204,11 @@ public final class BwrapCommand {
             }
             bind(a, "--ro-bind", r);
         }
+        if (supervisor.isPresent()) {
+            a.add("--ro-bind");
+            a.add(supervisor.get().toString());
+            a.add(WARM_SUPERVISOR);
+        }
         a.add("--clearenv");
         if (run.seccompProgram().isPresent()) {
             a.add("--seccomp");
@@ -159,22 +217,6 @@ public final class BwrapCommand {
         a.add("--remount-ro");
         a.add("/");
         a.add("--");
-        if (root) {
-            SandboxIds.Lease ids = run.runAs().get();
-            a.add(tools.setpriv().get().toString());
-            a.add("--reuid=" + Integer.toUnsignedString(ids.uid()));
-            a.add("--regid=" + Integer.toUnsignedString(ids.gid()));
-            a.add("--clear-groups");
-            a.add("--bounding-set=-all");
-            a.add("--inh-caps=-all");
-            a.add("--pdeathsig=keep");
-            a.add("--");
-        }
-        // The working directory is entered by env, as the command's uid: bubblewrap, root without
-        // CAP_DAC_OVERRIDE by then, cannot enter a write root that is the sandbox uid's and 0700.
-        a.addAll(Limits.environment(tools.env(), Optional.of(binds.writeRoot()), env));
-        a.addAll(command);
-        return a;
     }
 
     /**

@@ -81,21 +81,45 @@ public final class BwrapRung implements Rung {
 
     @Override
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
-        Optional<SandboxIds.Lease> lease = Optional.empty();
-        if (ids.isPresent()) {
-            Optional<SandboxIds.Lease> taken;
-            try {
-                taken = ids.get().acquireHandedOver(binds.writeRoot(), saturatedNanos(timeout));
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
-            }
-            lease = Optional.of(taken.orElseThrow(() -> new UncheckedIOException(new IOException(
-                    "no sandbox uid was free within the timeout: more than " + ids.get().count()
-                            + " runs at once (" + ids.get() + ")"))));
-        }
+        Optional<SandboxIds.Lease> lease = ids.isPresent() ? Optional.of(lease(binds, timeout)) : Optional.empty();
         List<String> argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
                 new BwrapCommand.Run(lease, etcSnapshot, seccompProgram), limits.processCount());
         return new BwrapLaunch(argv, ids.orElse(null), lease.orElse(null), binds.writeRoot());
+    }
+
+    @Override
+    public Optional<String> warmUnavailable() {
+        return ids.isPresent() ? Optional.empty() : Optional.of("warm mode needs this process to be root, so that "
+                + "commands run as a sandbox uid and cannot reach their supervisor; runs are cold");
+    }
+
+    @Override
+    public WarmLaunch prepareWarm(BindSet binds, Path supervisor, Duration timeout) {
+        if (ids.isEmpty()) {
+            throw new IllegalStateException(warmUnavailable().orElseThrow());
+        }
+        SandboxIds.Lease lease = lease(binds, timeout);
+        List<String> argv;
+        try {
+            argv = BwrapCommand.warmArgv(tools, layout, limits, binds,
+                    new BwrapCommand.Run(Optional.of(lease), etcSnapshot, seccompProgram), supervisor);
+        } catch (RuntimeException e) {
+            ids.get().release(binds.writeRoot(), lease);
+            throw e;
+        }
+        return new BwrapLaunch(argv, ids.get(), lease, binds.writeRoot());
+    }
+
+    private SandboxIds.Lease lease(BindSet binds, Duration timeout) {
+        Optional<SandboxIds.Lease> taken;
+        try {
+            taken = ids.get().acquireHandedOver(binds.writeRoot(), saturatedNanos(timeout));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
+        }
+        return taken.orElseThrow(() -> new UncheckedIOException(new IOException(
+                "no sandbox uid was free within the timeout: more than " + ids.get().count()
+                        + " runs at once (" + ids.get() + ")")));
     }
 
     static long saturatedNanos(Duration d) {
@@ -106,7 +130,7 @@ public final class BwrapRung implements Rung {
         }
     }
 
-    private static final class BwrapLaunch implements Launch {
+    private static final class BwrapLaunch implements WarmLaunch {
         private final List<String> argv;
         private final SandboxIds pool;
         private final SandboxIds.Lease lease;
@@ -164,6 +188,13 @@ public final class BwrapRung implements Rung {
         public void abandon() {
             if (lease != null) {
                 pool.release(writeRoot, lease);
+            }
+        }
+
+        @Override
+        public void handOverAgain() throws IOException {
+            if (lease != null && pool.heldByOneRun(writeRoot, lease)) {
+                WriteRootHandover.handOver(writeRoot, lease, pool);
             }
         }
     }

@@ -66,6 +66,44 @@ public final class ContainerCommand {
     public static List<String> run(Tools tools, String image, String name, HostLayout layout, ResourceLimits limits,
             BindSet binds, Map<String, String> env, List<String> command, Duration timeout, Run run) {
         List<String> a = new ArrayList<>(64 + command.size());
+        container(a, tools, image, name, layout, limits, binds, run, Optional.of(timeout), Optional.empty());
+        a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, limits.processCount()));
+        a.addAll(command);
+        return a;
+    }
+
+    /** Where a warm container's supervisor is bound, read-only. */
+    public static final String WARM_SUPERVISOR = BwrapCommand.WARM_SUPERVISOR;
+    /** The world-writable directories of a container ({@code --read-only} mounts them as tmpfs), wiped between commands. */
+    static final List<String> WARM_WIPED = List.of("/tmp", "/var/tmp", "/dev/shm");
+
+    /**
+     * The command line of a warm container (this process is root): the same container as {@link #run},
+     * kept attached on its standard input ({@code -i}), with the supervisor ({@code toolyard-warm},
+     * bound read-only at {@value #WARM_SUPERVISOR}) as its init, root with {@code CAP_SETUID},
+     * {@code CAP_SETGID}, {@code CAP_SETPCAP} and {@code CAP_KILL} only; each command runs as the
+     * lease's uid and gid with the limits {@code prlimit} sets on a cold run. The pids limit has room
+     * for the supervisor and its wipe. No engine timeout: the supervisor ends the container when the
+     * JVM's end of its standard input closes, even while a command runs.
+     *
+     * @param supervisor the supervisor's host path
+     * @return the command line
+     */
+    public static List<String> warmRun(Tools tools, String image, String name, HostLayout layout, ResourceLimits limits,
+            BindSet binds, Run run, Path supervisor) {
+        SandboxIds.Lease ids = run.runAs().orElseThrow(() -> new IllegalArgumentException(
+                "a warm container runs its commands as a sandbox uid, so this process must be root"));
+        List<String> a = new ArrayList<>(72);
+        container(a, tools, image, name, layout, limits, binds, run, Optional.empty(), Optional.of(supervisor));
+        a.add(WARM_SUPERVISOR);
+        a.addAll(Limits.warmSupervisorArguments(ids, limits, false, limits.processCount(), binds.writeRoot(), WARM_WIPED));
+        return a;
+    }
+
+    /** Everything from the client to the image: the container itself. */
+    private static void container(List<String> a, Tools tools, String image, String name, HostLayout layout,
+            ResourceLimits limits, BindSet binds, Run run, Optional<Duration> timeout, Optional<Path> supervisor) {
+        boolean warm = supervisor.isPresent();
         a.add(tools.client().toString());
         if (tools.engine() == Engine.DOCKER) {
             a.add("--host");
@@ -73,6 +111,9 @@ public final class ContainerCommand {
         }
         a.add("run");
         a.add("--rm");
+        if (warm) {
+            a.add("-i");
+        }
         a.add("--name");
         a.add(name);
         if (tools.engine() == Engine.PODMAN && tools.runtime().isPresent()) {
@@ -83,13 +124,19 @@ public final class ContainerCommand {
         a.add("--network=none");
         a.add("--read-only");
         a.add("--cap-drop=ALL");
+        if (warm) {
+            a.add("--cap-add=SETUID,SETGID,SETPCAP,KILL");
+        }
         a.add("--security-opt");
         a.add("no-new-privileges");
         if (run.seccompProfile().isPresent()) {
             a.add("--security-opt");
             a.add("seccomp=" + run.seccompProfile().get());
         }
-        if (run.runAs().isPresent()) {
+        if (warm) {
+            a.add("--user");
+            a.add("0:0");
+        } else if (run.runAs().isPresent()) {
             a.add("--user");
             a.add(Integer.toUnsignedString(run.runAs().get().uid()) + ":" + Integer.toUnsignedString(run.runAs().get().gid()));
         }
@@ -100,9 +147,9 @@ public final class ContainerCommand {
         a.add("--memory-swap");
         a.add(Long.toString(limits.memoryBytes()));
         a.add("--pids-limit");
-        a.add(Integer.toString(limits.processCount()));
+        a.add(Integer.toString(limits.processCount() + (warm ? 2 : 0)));
         // The engine's own defaults for these exceed what a host without CAP_SYS_RESOURCE may grant;
-        // prlimit lowers them further inside.
+        // prlimit (or the warm supervisor) lowers them further inside.
         a.add("--ulimit");
         a.add("nofile=" + Limits.OPEN_FILES + ":" + Limits.OPEN_FILES);
         a.add("--ulimit");
@@ -113,8 +160,10 @@ public final class ContainerCommand {
             a.add("--http-proxy=false");
             // The command's output goes straight to our pipes: capped as it is read, never logged.
             a.add("--log-driver=passthrough");
-            a.add("--timeout");
-            a.add(Long.toString(engineTimeoutSeconds(timeout)));
+            if (timeout.isPresent()) {
+                a.add("--timeout");
+                a.add(Long.toString(engineTimeoutSeconds(timeout.get())));
+            }
         }
         mount(a, layout.usr(), true);
         for (HostLayout.TopLevel t : layout.topLevel()) {
@@ -132,12 +181,13 @@ public final class ContainerCommand {
         for (Path r : binds.readRoots()) {
             mount(a, r, true);
         }
+        if (warm) {
+            a.add("--mount");
+            a.add("type=bind,source=" + supervisor.get() + ",destination=" + WARM_SUPERVISOR + ",readonly");
+        }
         a.add("--workdir");
         a.add(binds.writeRoot().toString());
         a.add(image);
-        a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, limits.processCount()));
-        a.addAll(command);
-        return a;
     }
 
     /** @return the command line that removes the container {@code name} at once, killing what runs in it */

@@ -100,7 +100,41 @@ public final class ContainerRung implements Rung {
         return new ContainerLaunch(argv, name, lease.orElse(null), binds.writeRoot());
     }
 
-    private final class ContainerLaunch implements Launch {
+    @Override
+    public Optional<String> warmUnavailable() {
+        if (tools.engine() != ContainerCommand.Engine.PODMAN) {
+            return Optional.of("warm mode is built and tested for podman only; runs on " + name() + " are cold");
+        }
+        return ids.isPresent() ? Optional.empty() : Optional.of("warm mode needs this process to be root, so that "
+                + "commands run as a sandbox uid and cannot reach their supervisor; runs are cold");
+    }
+
+    @Override
+    public WarmLaunch prepareWarm(BindSet binds, Path supervisor, Duration timeout) {
+        if (warmUnavailable().isPresent()) {
+            throw new IllegalStateException(warmUnavailable().get());
+        }
+        SandboxIds.Lease lease;
+        try {
+            lease = ids.get().acquireHandedOver(binds.writeRoot(), BwrapRung.saturatedNanos(timeout)).orElseThrow(() ->
+                    new UncheckedIOException(new IOException("no sandbox uid was free within the timeout: more than "
+                            + ids.get().count() + " runs at once (" + ids.get() + ")")));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
+        }
+        String name = "toolyard-warm-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+        List<String> argv;
+        try {
+            argv = ContainerCommand.warmRun(tools, image, name, layout, limits, binds,
+                    new ContainerCommand.Run(Optional.of(lease), seccompProfile), supervisor);
+        } catch (RuntimeException e) {
+            ids.get().release(binds.writeRoot(), lease);
+            throw e;
+        }
+        return new ContainerLaunch(argv, name, lease, binds.writeRoot());
+    }
+
+    private final class ContainerLaunch implements WarmLaunch {
         private final List<String> argv;
         private final String name;
         private final SandboxIds.Lease lease;
@@ -144,6 +178,13 @@ public final class ContainerRung implements Rung {
         public void abandon() {
             if (lease != null) {
                 ids.get().release(writeRoot, lease);
+            }
+        }
+
+        @Override
+        public void handOverAgain() throws IOException {
+            if (lease != null && ids.get().heldByOneRun(writeRoot, lease)) {
+                WriteRootHandover.handOver(writeRoot, lease, ids.get());
             }
         }
 

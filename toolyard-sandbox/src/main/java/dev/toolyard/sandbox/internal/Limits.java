@@ -47,6 +47,16 @@ final class Limits {
             + "shift 6\n"
             + "exec \"$@\"\n";
 
+    /**
+     * The launcher of a warm sandbox: descriptors and core files only, and the seccomp program. The
+     * supervisor's own CPU time accrues across commands and it must not meet a command's limits, so it
+     * keeps this process's (it sets each command's before the command starts).
+     */
+    static final String WARM_LAUNCHER = "ulimit -n \"$1\" && ulimit -c 0 || exit " + LAUNCHER_FAILED + "\n"
+            + "[ \"$2\" = - ] || exec " + SECCOMP_FD + "<\"$2\"\n"
+            + "shift 2\n"
+            + "exec \"$@\"\n";
+
     private Limits() {}
 
     /**
@@ -67,6 +77,50 @@ final class Limits {
         a.add(Integer.toString(OPEN_FILES));
         a.add(Long.toString(nproc));
         a.add(seccompProgram.map(Path::toString).orElse("-"));
+        return a;
+    }
+
+    /**
+     * The launcher of a warm sandbox: {@link #WARM_LAUNCHER}, no limit but descriptors and core files
+     * on the supervisor itself.
+     *
+     * @param seccompProgram the filter to open on descriptor 9; empty for none
+     * @return the launcher, ready for the rest of the command line
+     */
+    static List<String> warmLauncher(Path shell, Optional<Path> seccompProgram) {
+        List<String> a = new ArrayList<>(10);
+        a.add(shell.toString());
+        a.add("-c");
+        a.add(WARM_LAUNCHER);
+        a.add(LAUNCHER_NAME);
+        a.add(Integer.toString(OPEN_FILES));
+        a.add(seccompProgram.map(Path::toString).orElse("-"));
+        return a;
+    }
+
+    /**
+     * The arguments of {@code toolyard-warm}: each command's uid and gid and the very limits a cold
+     * run's launcher or {@code prlimit} would set, its working directory, and the world-writable
+     * directories wiped after it.
+     *
+     * @param roundedAsTheLauncher whether to round as dash's {@code ulimit} does (the bubblewrap rung:
+     *     the address space to whole KiB and the file size to whole 512-byte blocks) or to pass the
+     *     bytes as {@code prlimit} does (the container rung)
+     * @param nproc the {@code RLIMIT_NPROC} of each command
+     * @return {@code UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...}
+     */
+    static List<String> warmSupervisorArguments(SandboxIds.Lease ids, ResourceLimits limits, boolean roundedAsTheLauncher,
+            long nproc, Path writeRoot, List<String> wiped) {
+        List<String> a = new ArrayList<>(8 + wiped.size());
+        a.add(Integer.toUnsignedString(ids.uid()));
+        a.add(Integer.toUnsignedString(ids.gid()));
+        a.add(Long.toString(limits.cpuSeconds()));
+        a.add(Long.toString(roundedAsTheLauncher ? Math.max(1, limits.memoryBytes() / 1024) * 1024 : limits.memoryBytes()));
+        a.add(Long.toString(roundedAsTheLauncher ? fileSizeBlocks(limits) * 512 : limits.fileSizeBytes()));
+        a.add(Integer.toString(OPEN_FILES));
+        a.add(Long.toString(nproc));
+        a.add(writeRoot.toString());
+        a.addAll(wiped);
         return a;
     }
 

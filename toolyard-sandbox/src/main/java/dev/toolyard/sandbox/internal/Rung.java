@@ -1,9 +1,12 @@
 package dev.toolyard.sandbox.internal;
 
 import dev.toolyard.IsolationTier;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** A rung of the ladder that passed its canary: it prepares runs. Immutable. Thread-safe. */
@@ -30,4 +33,35 @@ public interface Rung {
      * @throws java.io.UncheckedIOException if what the run needs (a cgroup) cannot be prepared
      */
     Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout);
+
+    /**
+     * @return why warm sandboxes cannot run on this rung on this host (this process is not root, so
+     *     a command could not run as a uid other than its supervisor's; an engine warm mode is not
+     *     built for); empty when they can
+     */
+    Optional<String> warmUnavailable();
+
+    /**
+     * Prepares the start of a warm sandbox for {@code binds}: the same sandbox a run gets, with the
+     * supervisor as its init. The lease it takes is held until the sandbox ends.
+     *
+     * @param supervisor the host path of {@code toolyard-warm}
+     * @param timeout how long to wait at most for a sandbox uid
+     * @return the prepared start
+     * @throws IllegalStateException if {@link #warmUnavailable()} is not empty
+     * @throws java.io.UncheckedIOException as {@link #prepare}
+     */
+    WarmLaunch prepareWarm(BindSet binds, Path supervisor, Duration timeout);
+
+    /** The start of a warm sandbox: a {@link Launch} whose write root can be handed over again before each command. */
+    interface WarmLaunch extends Launch {
+        /**
+         * Hands the write root over to the lease again, as a cold run's fresh lease does, so that what
+         * the application wrote there since is the command's to change; skipped while another run
+         * shares the lease (its command is working in the tree).
+         *
+         * @throws IOException if the hand-over fails
+         */
+        void handOverAgain() throws IOException;
+    }
 }

@@ -185,6 +185,16 @@ public final class SandboxIds {
         }
     }
 
+    /**
+     * @return whether {@code lease} is held for {@code writeRoot} by exactly one run: the caller's
+     */
+    public boolean heldByOneRun(Path writeRoot, Lease lease) {
+        synchronized (LENT) {
+            Shared shared = IN_USE.get(writeRoot);
+            return shared != null && shared.lease.equals(lease) && shared.runs == 1;
+        }
+    }
+
     /** Ends a run on {@code writeRoot}; the pair is released when no run of its tree holds it any more. */
     public void release(Path writeRoot, Lease lease) {
         synchronized (LENT) {

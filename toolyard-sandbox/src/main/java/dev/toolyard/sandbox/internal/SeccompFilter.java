@@ -118,6 +118,20 @@ public final class SeccompFilter {
         }
     }
 
+    private static final SeccompFilter WARM_COMMANDS = new SeccompFilter(List.of(
+            new DeniedCall("mq_open", new DeniedCall.Always(), DeniedCall.EPERM,
+                    "a warm sandbox's IPC namespace outlives each command, and its POSIX message queues cannot be listed to be wiped"),
+            new DeniedCall("mq_unlink", new DeniedCall.Always(), DeniedCall.EPERM, "as mq_open")));
+
+    /**
+     * @return what each command of a warm sandbox loads on top of {@link #standard()}: POSIX message
+     *     queues refused, the one kind of state a command could leave in the shared IPC namespace
+     *     that the supervisor cannot find to remove; never {@code null}
+     */
+    public static SeccompFilter warmCommands() {
+        return WARM_COMMANDS;
+    }
+
     /** @return the standard filter, the deny list ToolYard uses on every rung; never {@code null} */
     public static SeccompFilter standard() {
         return STANDARD;

@@ -60,6 +60,8 @@ final class SyscallTable {
         put(t, "bpf", 321, 280);
         put(t, "perf_event_open", 298, 241);
         put(t, "userfaultfd", 323, 282);
+        put(t, "mq_open", 240, 180);
+        put(t, "mq_unlink", 241, 181);
         put(t, "keyctl", 250, 219);
         put(t, "add_key", 248, 217);
         put(t, "request_key", 249, 218);

@@ -1,0 +1,60 @@
+package dev.toolyard.sandbox.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The warm supervisor, {@code toolyard-warm}: a static executable built from
+ * {@code src/main/c/toolyard-warm.c} when this module is built, for the build host's architecture,
+ * and carried in the jar. It needs nothing the rungs do not already need. Stateless.
+ */
+public final class WarmBinary {
+    private WarmBinary() {}
+
+    /** @return the resource name for this JVM's operating system and architecture */
+    static String resource() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        return "warm/" + (os.contains("linux") ? "linux" : os.replace(' ', '-')) + "-" + arch + "/toolyard-warm";
+    }
+
+    /**
+     * Writes the supervisor into {@code dir} (this process's own, {@code 0700}), {@code 0755}.
+     *
+     * @return its path; empty, with why, when this jar carries none for this platform
+     * @throws IOException if it cannot be written
+     */
+    public static Result install(Path dir) throws IOException {
+        String name = resource();
+        try (InputStream in = WarmBinary.class.getResourceAsStream(name)) {
+            if (in == null) {
+                return new Result(Optional.empty(), "this build of toolyard-sandbox carries no warm supervisor for "
+                        + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
+                        + " (it is compiled, with gcc, for the architecture the module was built on); runs are cold");
+            }
+            Path target = dir.resolve("toolyard-warm");
+            Path tmp = Files.createTempFile(dir, "toolyard-warm-", ".tmp",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            try {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+            return new Result(Optional.of(target), "");
+        }
+    }
+
+    /**
+     * @param path the installed supervisor; empty when there is none
+     * @param whyNot why there is none; empty when there is one
+     */
+    public record Result(Optional<Path> path, String whyNot) {}
+}
