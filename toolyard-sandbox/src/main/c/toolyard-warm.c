@@ -20,7 +20,8 @@
  *   JVM -> supervisor, once:  len, len bytes of classic BPF (struct sock_filter[], len % 8 == 0)
  *   supervisor -> JVM, once:  'R' 0
  *   JVM -> supervisor:        len, then in len bytes: argc, argc x (n, n bytes), envc, envc x (n, n bytes)
- *   supervisor -> JVM:        'O' n bytes | 'E' n bytes  (the command's stdout and stderr, in order)
+ *   supervisor -> JVM:        'S' 0, before the command is forked (without it, the command never started)
+ *                             'O' n bytes | 'E' n bytes  (the command's stdout and stderr, in order)
  *                             'X' 12: status, processes left when the command ended, flags
  *                                  (status: the exit code, or 128 + the signal that killed it;
  *                                   flags: bit 0 something was wiped, bit 1 not everything could be)
@@ -622,6 +623,8 @@ static int read_request(unsigned char **buf, char **strings_out, char ***lists_o
 
 static void run_one(char **argv, char **envp) {
     int out[2], err[2];
+    /* Before anything of the command exists: a supervisor that ends before this frame never started it. */
+    frame('S', NULL, 0);
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
         die("pipe2");
     }

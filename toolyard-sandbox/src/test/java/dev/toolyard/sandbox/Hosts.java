@@ -111,18 +111,21 @@ public final class Hosts {
 
     private static TieredSandbox on(IsolationTier tier, ResourceLimits limits, Map<IsolationTier, TieredSandbox> cache,
             boolean warm) {
-        TieredSandbox s = cache.computeIfAbsent(tier, t -> {
-            TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP).warm(warm);
-            if (t == IsolationTier.CONTAINER) {
-                b.containerImage(IMAGE);
-            } else {
-                b.which(hiding("podman", "docker"));
-            }
-            return b.build();
-        });
+        TieredSandbox s = cache.computeIfAbsent(tier, t -> builder(t, limits).warm(warm).build());
         require(s.isolationTier() == tier, "the " + tier.wireName() + " rung is not available on this host "
                 + "(run .ci/setup-sandbox.sh as root to install it):\n" + s.report().describe());
         return s;
+    }
+
+    /** @return a builder for a sandbox on {@code tier} with {@code limits} and the tests' output cap */
+    public static TieredSandbox.Builder builder(IsolationTier tier, ResourceLimits limits) {
+        TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP);
+        if (tier == IsolationTier.CONTAINER) {
+            b.containerImage(IMAGE);
+        } else {
+            b.which(hiding("podman", "docker"));
+        }
+        return b;
     }
 
     /** Skips loudly when {@code ok} is false, or fails under {@code CI=true}. */

@@ -166,7 +166,8 @@ public final class WarmSandbox {
      * @param env the command's whole environment, checked by the caller
      * @param cap bytes kept per stream
      * @return how the command ended
-     * @throws NotStarted if the request could not be written: the command did not run
+     * @throws NotStarted if the request could not be written, or the supervisor ended before it
+     *     started the command: the command did not run
      * @throws UncheckedIOException if the supervisor ended while the command ran (the sandbox is killed)
      */
     public Supervisor.Outcome run(List<String> command, Map<String, String> env, Duration timeout, int cap)
@@ -216,6 +217,9 @@ public final class WarmSandbox {
             if (!timedOut && !overflowed) {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
+                }
+                if (!c.accepted) {
+                    throw new NotStarted("the warm sandbox's supervisor ended before it started the command" + said(), null);
                 }
                 throw new UncheckedIOException(new IOException(
                         "the warm sandbox's supervisor ended while the command ran" + said()));
@@ -345,6 +349,12 @@ public final class WarmSandbox {
                 Command c = current;
                 switch (tag) {
                     case 'R' -> ready.complete(null);
+                    case 'S' -> {
+                        if (c == null) {
+                            throw new IOException("a start frame with no command under way");
+                        }
+                        c.accepted = true;
+                    }
                     case 'O' -> {
                         if (c != null && c.out.add(buf, n)) {
                             overflow(c);
@@ -456,6 +466,7 @@ public final class WarmSandbox {
         final Stream out;
         final Stream err;
         final CompletableFuture<Exit> done = new CompletableFuture<>();
+        volatile boolean accepted;
 
         Command(int cap) {
             out = new Stream(cap);

@@ -1,0 +1,349 @@
+package dev.toolyard.sandbox;
+
+import static dev.toolyard.sandbox.Hosts.LIMITS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.toolyard.IsolationTier;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.SubprocessResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * What warm mode guarantees between commands, on each rung, for real: nothing one command leaves
+ * (a daemon, a fork bomb, a process that ignores SIGTERM, files in {@code /tmp} or {@code /dev/shm},
+ * System V IPC) reaches the next; a sandbox that misbehaved is discarded and the next command is
+ * answered by a fresh one; workspaces never share a sandbox; the pool's policy (reuse, idle expiry,
+ * total cap, warm-up, close) holds and leaves no process behind.
+ */
+@Tag("isolation")
+class WarmModeTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private final List<TieredSandbox> opened = new ArrayList<>();
+
+    @TempDir
+    Path tmp;
+
+    @AfterEach
+    void closeEverySandbox() {
+        opened.forEach(TieredSandbox::close);
+    }
+
+    private TieredSandbox warm(IsolationTier tier, TieredSandbox.Builder b) {
+        TieredSandbox s = b.warm(true).build();
+        opened.add(s);
+        Hosts.require(s.isolationTier() == tier, "the " + tier.wireName() + " rung is not available on this host "
+                + "(run .ci/setup-sandbox.sh as root to install it):\n" + s.report().describe());
+        assertThat(s.report().warmMode()).startsWith("on, ");
+        return s;
+    }
+
+    private TieredSandbox warm(IsolationTier tier) {
+        return warm(tier, Hosts.builder(tier, LIMITS));
+    }
+
+    private Path workspace(String name) throws IOException {
+        return Files.createDirectories(tmp.resolve(name));
+    }
+
+    private static SubprocessResult sh(TieredSandbox s, Path work, String script) {
+        return s.runIsolated(List.of("/bin/sh", "-c", script), SandboxPaths.of(work), TIMEOUT, Map.of("PATH", "/usr/bin:/bin"));
+    }
+
+    private static long starts(TieredSandbox s) {
+        return s.warmCounts()[2];
+    }
+
+    private static long discarded(TieredSandbox s) {
+        return s.warmCounts()[3];
+    }
+
+    /** @return the host pids of supervisors whose command line names {@code writeRoot} */
+    private static List<Long> supervisorsOf(Path writeRoot) {
+        List<Long> pids = new ArrayList<>();
+        for (long pid : Hosts.processesMentioning(writeRoot.toString())) {
+            try {
+                String cmdline = Files.readString(Path.of("/proc/" + pid + "/cmdline"));
+                if (cmdline.startsWith("/toolyard-warm\0")) {
+                    pids.add(pid);
+                }
+            } catch (IOException e) {
+                // gone
+            }
+        }
+        return pids;
+    }
+
+    private static void awaitNone(List<Long> ignored, String token) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Hosts.processesMentioning(token).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void cleanCommandsInOneWorkspaceShareOneSandboxAndEachStillRunsAsTheSandboxUidInTheWriteRoot(IsolationTier tier)
+            throws IOException {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        List<String> pids = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            SubprocessResult r = sh(s, work, "echo $$; pwd; id -u; echo $i > n$RANDOM; exit " + (i % 3));
+            assertThat(r.exitCode()).isEqualTo(i % 3);
+            List<String> lines = r.stdout().lines().toList();
+            assertThat(lines.get(1)).isEqualTo(work.toRealPath().toString());
+            assertThat(Long.parseLong(lines.get(2))).isNotZero();
+            pids.add(lines.get(0));
+        }
+        assertThat(starts(s)).as("sandboxes started for 20 clean commands in one workspace").isEqualTo(1);
+        assertThat(discarded(s)).isZero();
+        assertThat(supervisorsOf(work.toRealPath())).hasSize(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aDaemonAndAProcessIgnoringSigtermAreGoneBeforeTheNextCommandWhichAFreshSandboxAnswers(IsolationTier tier)
+            throws Exception {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        String token = "77" + Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000);
+        SubprocessResult first = sh(s, work, "(trap '' TERM; exec sleep " + token + ") & "
+                + "(setsid sh -c 'trap \"\" TERM HUP; sleep " + token + "1' &) ; echo started");
+        assertThat(first.stdout()).contains("started");
+        assertThat(Hosts.processesMentioning("sleep\0" + token)).as("leftovers on the host after the command").isEmpty();
+        SubprocessResult second = sh(s, work, "ps -eo args | grep -c '[s]leep " + token + "' || true");
+        assertThat(second.stdout().strip()).isEqualTo("0");
+        assertThat(discarded(s)).as("a sandbox whose command left processes is not used again").isEqualTo(1);
+        assertThat(starts(s)).isGreaterThanOrEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aForkBombLeavesTheNextCommandItsWholeProcessLimit(IsolationTier tier) throws IOException {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        SubprocessResult bomb = sh(s, work, "n=0; while [ $n -lt 200 ]; do sleep 30 & n=$((n+1)); done; echo spawned");
+        assertThat(bomb.stdout() + bomb.stderr()).containsAnyOf("spawned", "fork", "Resource");
+        // LIMITS allow 16 processes: the next command can use nearly all of them again.
+        SubprocessResult next = sh(s, work, "n=0; while [ $n -lt 12 ]; do sleep 0.2 & n=$((n+1)); done; wait; echo ok");
+        assertThat(next.stdout()).contains("ok");
+        assertThat(next.stderr()).doesNotContain("fork");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void whatACommandWritesOutsideTheWriteRootAndItsSystemVIpcAreGoneForTheNextOne(IsolationTier tier)
+            throws IOException {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        SubprocessResult first = sh(s, work, "echo secret > /tmp/left; mkdir -p /tmp/d/e; echo x > /tmp/d/e/f; chmod 0 /tmp/d; "
+                + "echo y > /dev/shm/left; ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && ipcmk -S 1 >/dev/null; "
+                + "ipcs | grep -c '^0x'; echo kept > kept");
+        assertThat(first.exitCode()).isZero();
+        assertThat(first.stdout().strip()).isEqualTo("3");
+        SubprocessResult second = sh(s, work, "ls -A /tmp /dev/shm; ipcs | grep -c '^0x'; cat kept");
+        assertThat(second.stdout()).doesNotContain("left", "d\n");
+        assertThat(second.stdout()).contains("\n0\n", "kept");
+        assertThat(starts(s)).as("a wiped sandbox is used again").isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void posixMessageQueuesAreRefusedBecauseTheyCouldNotBeWiped(IsolationTier tier) throws IOException {
+        TieredSandbox s = warm(tier, Hosts.builder(tier, Hosts.ROOMY));
+        Path work = workspace("work");
+        SubprocessResult r = sh(s, work, "python3 -c 'import ctypes, os\n"
+                + "rt = ctypes.CDLL(\"librt.so.1\", use_errno=True)\n"
+                + "fd = rt.mq_open(b\"/toolyard\", os.O_CREAT | os.O_RDWR, 0o600, None)\n"
+                + "print(fd, ctypes.get_errno())'");
+        assertThat(r.stdout().strip()).isEqualTo("-1 1");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aTimeoutOrAnOutputFloodSpendsTheSandboxAndTheNextCommandRunsInAFreshOne(IsolationTier tier) throws IOException {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        SubprocessResult slow = s.runIsolated(List.of("/bin/sleep", "30"), SandboxPaths.of(work), Duration.ofMillis(500), null);
+        assertThat(slow.timedOut()).isTrue();
+        assertThat(sh(s, work, "echo after").stdout()).isEqualTo("after\n");
+        SubprocessResult flood = s.runIsolated(List.of("/usr/bin/yes"), SandboxPaths.of(work), TIMEOUT, null);
+        assertThat(flood.outputTruncated()).isTrue();
+        assertThat(flood.timedOut()).isFalse();
+        assertThat(sh(s, work, "echo again").stdout()).isEqualTo("again\n");
+        assertThat(discarded(s)).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aSupervisorKilledFromOutsideIsReplacedAndTheCommandIsNeverRunUnisolated(IsolationTier tier) throws Exception {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        assertThat(sh(s, work, "echo one").stdout()).isEqualTo("one\n");
+        List<Long> supervisors = supervisorsOf(work.toRealPath());
+        assertThat(supervisors).hasSize(1);
+        ProcessHandle.of(supervisors.get(0)).ifPresent(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ProcessHandle.of(supervisors.get(0)).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        SubprocessResult r = sh(s, work, "id -u; cat /proc/1/cmdline | tr '\\0' ' '");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.stdout().lines().findFirst().orElseThrow()).isNotEqualTo("0");
+        assertThat(r.stdout()).contains("/toolyard-warm");
+        assertThat(supervisorsOf(work.toRealPath())).hasSize(1).doesNotContain(supervisors.get(0));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void differentWorkspacesNeverShareASandbox(IsolationTier tier) throws IOException {
+        TieredSandbox s = warm(tier);
+        Path a = workspace("a");
+        Path b = workspace("b");
+        sh(s, a, "echo from-a > /tmp/mark");
+        SubprocessResult inB = sh(s, b, "cat /tmp/mark 2>&1; ls " + a.toRealPath() + " 2>&1; pwd");
+        assertThat(inB.stdout()).doesNotContain("from-a").contains(b.toRealPath().toString());
+        assertThat(starts(s)).isEqualTo(2);
+        assertThat(supervisorsOf(a.toRealPath())).hasSize(1);
+        assertThat(supervisorsOf(b.toRealPath())).hasSize(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aFileTheApplicationWritesBetweenCommandsIsTheNextCommandsToChange(IsolationTier tier) throws IOException {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        assertThat(sh(s, work, "true").exitCode()).isZero();
+        Path note = Files.writeString(work.resolve("note.txt"), "from the application\n"); // root's, as write_file leaves it
+        SubprocessResult r = sh(s, work, "echo from the command >> note.txt && cat note.txt");
+        assertThat(r.stdout()).isEqualTo("from the application\nfrom the command\n");
+        assertThat((Integer) Files.getAttribute(note, "unix:uid", LinkOption.NOFOLLOW_LINKS)).isNotZero();
+        assertThat(starts(s)).isEqualTo(1);
+    }
+
+    @Test
+    void idleSandboxesExpireAndTheTotalCapHoldsAcrossWorkspaces() throws Exception {
+        TieredSandbox s = warm(IsolationTier.BWRAP, Hosts.builder(IsolationTier.BWRAP, LIMITS)
+                .warmIdleTimeout(Duration.ofMillis(400)).warmMaxTotal(2));
+        Path a = workspace("a");
+        Path b = workspace("b");
+        Path c = workspace("c");
+        for (Path p : List.of(a, b, c)) {
+            assertThat(sh(s, p, "echo ok").stdout()).isEqualTo("ok\n");
+            assertThat(s.warmCounts()[0]).as("warm sandboxes alive").isLessThanOrEqualTo(2);
+        }
+        assertThat(starts(s)).isEqualTo(3);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s.warmCounts()[0] > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(s.warmCounts()[0]).as("alive after the idle timeout").isZero();
+        for (Path p : List.of(a, b, c)) {
+            awaitNone(List.of(), p.toRealPath().toString());
+            assertThat(supervisorsOf(p.toRealPath())).isEmpty();
+        }
+    }
+
+    @Test
+    void warmUpStartsTheSandboxAheadAndCloseEndsEveryProcessAfterWhichRunsAreCold() throws Exception {
+        TieredSandbox s = warm(IsolationTier.BWRAP);
+        Path work = workspace("work");
+        s.warmUp(SandboxPaths.of(work));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s.warmCounts()[1] < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(s.warmCounts()[1]).as("idle, warmed up ahead").isEqualTo(1);
+        assertThat(sh(s, work, "echo warm").stdout()).isEqualTo("warm\n");
+        assertThat(starts(s)).isEqualTo(1);
+        s.close();
+        awaitNone(List.of(), work.toRealPath().toString());
+        assertThat(Hosts.processesMentioning(work.toRealPath().toString())).isEmpty();
+        SubprocessResult cold = sh(s, work, "cat /proc/1/cmdline | tr '\\0' ' '");
+        assertThat(cold.stdout()).doesNotContain("toolyard-warm").contains("/bin/sh");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void noProcessOfThePoolOutlivesAJvmKilledWhileOneSandboxIsIdleAndAnotherRunsACommand(IsolationTier tier)
+            throws Exception {
+        Hosts.require(tier != IsolationTier.CONTAINER || Hosts.root(), "podman needs root here");
+        Path busy = workspace("busy").toRealPath();
+        Path idle = workspace("idle").toRealPath();
+        String token = "88" + Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000);
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), WarmChild.class.getName(), tier.name(), busy.toString(),
+                idle.toString(), token)
+                .redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("child.txt").toFile())
+                .start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(busy.resolve("started")) && child.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(busy.resolve("started")).as(Files.readString(tmp.resolve("child.txt"))).exists();
+            assertThat(supervisorsOf(busy)).hasSize(1);
+            assertThat(supervisorsOf(idle)).hasSize(1);
+            assertThat(Hosts.processesMentioning("sleep\0" + token)).hasSize(1);
+        } finally {
+            child.destroyForcibly();
+            child.waitFor(10, TimeUnit.SECONDS);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline && !(supervisorsOf(busy).isEmpty() && supervisorsOf(idle).isEmpty()
+                && Hosts.processesMentioning("sleep\0" + token).isEmpty())) {
+            Thread.sleep(50);
+        }
+        assertThat(supervisorsOf(busy)).as("the busy sandbox's supervisor").isEmpty();
+        assertThat(supervisorsOf(idle)).as("the idle sandbox's supervisor").isEmpty();
+        assertThat(Hosts.processesMentioning("sleep\0" + token)).as("the command").isEmpty();
+    }
+
+    @Test
+    void theBuilderRefusesABadWarmPolicyNamingTheParameter() {
+        assertThatThrownBy(() -> TieredSandbox.builder().warmPerWorkspace(0).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmPerWorkspace");
+        assertThatThrownBy(() -> TieredSandbox.builder().warmPerWorkspace(3).warmMaxTotal(2).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmMaxTotal");
+        assertThatThrownBy(() -> TieredSandbox.builder().sandboxIdCount(8).warmMaxTotal(8).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmMaxTotal");
+        assertThatThrownBy(() -> TieredSandbox.builder().warmIdleTimeout(Duration.ZERO).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmIdleTimeout");
+        assertThatThrownBy(() -> TieredSandbox.builder().warmIdleTimeout(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void warmModeIsOffByDefaultAndTheReportSaysSo() {
+        TieredSandbox s = Hosts.builder(IsolationTier.BWRAP, LIMITS).build();
+        assertThat(s.report().warmMode()).startsWith("off");
+        assertThat(s.report().describe()).contains("warm mode: off");
+    }
+
+    @Test
+    void theSurveyReportsWhatAWarmStartAndAWarmCommandCostPerRung() {
+        TieredSandbox s = Hosts.builder(IsolationTier.CONTAINER, LIMITS).build();
+        IsolationReport survey = s.survey();
+        Hosts.require(survey.warmByRung().containsKey("podman") && survey.warmByRung().containsKey("bwrap"),
+                "both rungs must pass for the survey to time both:\n" + survey.describe());
+        assertThat(survey.warmByRung().get("bwrap")).startsWith("can run warm: a warm start and its first /bin/true took ");
+        assertThat(survey.warmByRung().get("podman")).startsWith("can run warm: a warm start and its first /bin/true took ");
+        assertThat(survey.describe()).contains("warm mode: off", "each further warm /bin/true, median of 5");
+    }
+}
