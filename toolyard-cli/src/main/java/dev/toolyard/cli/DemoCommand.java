@@ -53,6 +53,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     TierOption tier;
 
+    @Option(names = "--warm", description = "Run the commands in a warm sandbox of the workspace (TieredSandbox warm mode).")
+    boolean warm;
+
     @Override
     public Integer call() throws Exception {
         IsolationTier startAt = tier.startAt();
@@ -63,7 +66,13 @@ final class DemoCommand implements Callable<Integer> {
         Files.writeString(workspace.resolve("notes/today.md"), "# Today\n- review the sandbox report\n- ship 0.1.0\n");
         Path storeFile = base.resolve("records.db");
 
-        TieredSandbox sandbox = Hosts.sandbox(image, startAt);
+        try (TieredSandbox sandbox = Hosts.sandbox(image, startAt, warm)) {
+            return run(out, sandbox, startAt, workspace, storeFile);
+        }
+    }
+
+    private int run(PrintWriter out, TieredSandbox sandbox, IsolationTier startAt, Path workspace, Path storeFile)
+            throws Exception {
         IsolationReport report = sandbox.report();
         HttpServer docs = startDocsServer();
         int port = docs.getAddress().getPort();
@@ -99,6 +108,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("isolation tier: " + report.tier().wireName()
                 + (startAt == IsolationTier.BWRAP ? " (the ladder started at bubblewrap: --tier bubblewrap)" : "")
                 + (report.tier() == IsolationTier.UNAVAILABLE ? " (run_command will be refused; see ./toolyard doctor)" : ""));
+        out.println("warm mode: " + report.warmMode());
         out.println("workspace: " + workspace);
         out.println();
         List<ToolResult> results = new ArrayList<>();

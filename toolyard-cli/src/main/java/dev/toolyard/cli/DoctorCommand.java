@@ -79,7 +79,14 @@ final class DoctorCommand implements Callable<Integer> {
             n.put("seccompFilterLoaded", r.seccompFilterLoaded());
             ObjectNode enforcement = n.putObject("limitEnforcement");
             r.limitEnforcement().forEach(enforcement::put);
+            String warm = report.warmByRung().get(r.name());
+            if (warm != null) {
+                n.put("warm", warm);
+            } else {
+                n.putNull("warm");
+            }
         }
+        root.put("warmMode", report.warmMode());
         ArrayNode unenforced = root.putArray("limitsUnenforced");
         report.limitsUnenforced().stream().sorted().forEach(unenforced::add);
         root.put("runsAs", report.runsAs());
@@ -120,7 +127,12 @@ final class DoctorCommand implements Callable<Integer> {
                 out.println("    what enforces each limit on " + r.name() + ":");
                 r.limitEnforcement().forEach((limit, how) -> out.println("      " + limit + ": " + how));
             }
+            String warm = report.warmByRung().get(r.name());
+            if (warm != null) {
+                out.println("    warm mode on " + r.name() + ": " + warm);
+            }
         }
+        out.println("  warm mode:       " + report.warmMode());
         out.println("  commands run as: " + report.runsAs());
         out.println("  seccomp filter:  " + (report.seccompFilterLoaded() ? "ToolYard's own, loaded on every run"
                 : "not loaded" + (report.tier() == IsolationTier.UNAVAILABLE ? " (no tier)" : "")));

@@ -15,7 +15,12 @@ final class Hosts {
 
     /** @return the sandbox every command uses: the host's PATH, the given image, the ladder from {@code startAt} */
     static TieredSandbox sandbox(String image, IsolationTier startAt) {
-        return TieredSandbox.builder().containerImage(image).startAt(startAt).build();
+        return sandbox(image, startAt, false);
+    }
+
+    /** @return as {@link #sandbox(String, IsolationTier)}, with warm mode on or off */
+    static TieredSandbox sandbox(String image, IsolationTier startAt, boolean warm) {
+        return TieredSandbox.builder().containerImage(image).startAt(startAt).warm(warm).build();
     }
 
     static List<String> climbHints(IsolationReport report) {

@@ -23,4 +23,19 @@ class DemoCommandTest {
                 .containsPattern("run python in the sandbox +run_command +ok +-")
                 .contains("  | tier: bwrap\n");
     }
+
+    @Test
+    void withWarmOnTheDemoPassesTheSameWayAndItsCommandsRunInAWarmSandbox() {
+        Engines.requireBoth();
+
+        for (String tier : new String[] {"bubblewrap", "container"}) {
+            CliRun r = CliRun.of("demo", "--warm", "--tier", tier, "--dir", tmp.resolve(tier).toString());
+
+            assertThat(r.exit()).as(r.err()).isZero();
+            assertThat(r.out()).as(tier).contains("warm mode: on, " + (tier.equals("container") ? "podman" : "bwrap"))
+                    .containsPattern("run python in the sandbox +run_command +ok +-")
+                    .containsPattern("a command past its timeout +run_command +timeout")
+                    .contains("  | tier: " + (tier.equals("container") ? "container" : "bwrap") + "\n");
+        }
+    }
 }

@@ -31,7 +31,11 @@ class DoctorCommandTest {
                 .contains("    what enforces each limit on podman:\n      cpuSeconds: RLIMIT_CPU, set by prlimit inside the container")
                 .contains("      processCount: the container's pids cgroup (--pids-limit)")
                 .contains("    what enforces each limit on bwrap:\n      cpuSeconds: RLIMIT_CPU, set by the launcher's ulimit")
-                .contains("      processCount: RLIMIT_NPROC on a uid lent to this run alone");
+                .contains("      processCount: RLIMIT_NPROC on a uid lent to this run alone")
+                .containsPattern("\n    warm mode on podman: can run warm: a warm start and its first /bin/true took \\d+ ms; "
+                        + "each further warm /bin/true, median of 5, \\d+\\.\\d\\d ms\n")
+                .containsPattern("\n    warm mode on bwrap: can run warm: a warm start and its first /bin/true took \\d+ ms; ")
+                .contains("  warm mode:       off (the default; TieredSandbox.builder().warm(true) turns it on)\n");
     }
 
     @Test
@@ -78,7 +82,10 @@ class DoctorCommandTest {
             assertThat(rung.get("limitEnforcement").propertyNames())
                     .containsExactly("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
             assertThat(rung.get("canaryCommand").get(rung.get("canaryCommand").size() - 1).asString()).isEqualTo("/bin/true");
+            assertThat(rung.get("warm").asString()).as(rung.toString()).startsWith("can run warm: a warm start ");
         }
+        assertThat(docker.get("warm").isNull()).isTrue();
+        assertThat(root.get("warmMode").asString()).startsWith("off");
         assertThat(podman.get("canaryCommand").toString()).contains("\"--pull=never\"");
         assertThat(bwrap.get("canaryCommand").toString()).contains("\"--unshare-net\"");
     }
