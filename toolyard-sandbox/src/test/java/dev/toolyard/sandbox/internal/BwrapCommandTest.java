@@ -159,4 +159,32 @@ class BwrapCommandTest {
         assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/env", "-i", "-C", "/tmp/ws", "--", "A=1", "B=2",
                 "/bin/sh", "-c", "echo hi");
     }
+
+    @Test
+    void aWarmSandboxIsTheSameSandboxWithTheSupervisorAsInitHoldingOnlyWhatItNeedsAndTheRunsLimitsAsItsArguments() {
+        List<String> cold = argv(AS_ROOT);
+        List<String> warm = BwrapCommand.warmArgv(TOOLS, DEBIAN, ResourceLimits.defaults(), BINDS, AS_ROOT,
+                Path.of("/run/ty/toolyard-warm"));
+        List<String> b = bwrap(warm);
+
+        assertThat(warm.subList(0, 7)).containsExactly("/usr/bin/dash", "-c", Limits.WARM_LAUNCHER, "toolyard-launch", "1024",
+                "/run/ty/seccomp.bpf", "/usr/bin/bwrap");
+        assertThat(indexOf(b, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
+                "--cap-add", "CAP_KILL")).isPositive();
+        assertThat(indexOf(b, "--ro-bind", "/run/ty/toolyard-warm", "/toolyard-warm", "--clearenv")).isPositive();
+        List<String> coldSandbox = new java.util.ArrayList<>(bwrap(cold));
+        List<String> warmSandbox = new java.util.ArrayList<>(b);
+        warmSandbox.removeAll(List.of("CAP_KILL", "/run/ty/toolyard-warm", "/toolyard-warm"));
+        warmSandbox.removeAll(List.of("--cap-add", "--ro-bind"));
+        coldSandbox.removeAll(List.of("--cap-add", "--ro-bind"));
+        assertThat(warmSandbox).as("every other flag as a cold run's").isEqualTo(coldSandbox);
+        assertThat(warm.subList(warm.indexOf("--") + 1, warm.size())).containsExactly("/toolyard-warm", "2147450881", "2147450882",
+                "60", "1073741824", "67108864", "1024", "64", "/tmp/ws", "/tmp", "/dev/shm");
+    }
+
+    @Test
+    void aWarmSandboxNeedsALeaseBecauseItsCommandsMustNotShareTheSupervisorsUid() {
+        assertThatThrownBy(() -> BwrapCommand.warmArgv(TOOLS, DEBIAN, ResourceLimits.defaults(), BINDS, NOT_ROOT,
+                Path.of("/run/ty/toolyard-warm"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("root");
+    }
 }

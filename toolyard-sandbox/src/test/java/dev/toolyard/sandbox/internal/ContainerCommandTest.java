@@ -126,4 +126,26 @@ class ContainerCommandTest {
         assertThat(ContainerCommand.engineTimeoutSeconds(Duration.ofMillis(1))).isEqualTo(11);
         assertThat(ContainerCommand.engineTimeoutSeconds(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(0xFFFF_FFFFL);
     }
+
+    @Test
+    void aWarmContainerIsTheSameContainerKeptOnItsInputWithTheSupervisorAsRootInitHoldingOnlyWhatItNeeds() {
+        List<String> cold = run(PODMAN);
+        List<String> warm = ContainerCommand.warmRun(PODMAN, "localhost/skeleton:1", "toolyard-warm-abc", DEBIAN, LIMITS, BINDS,
+                AS_SANDBOX_UID, Path.of("/run/ty/toolyard-warm"));
+        int image = warm.indexOf("localhost/skeleton:1");
+
+        assertThat(indexOf(warm, "run", "--rm", "-i", "--name", "toolyard-warm-abc")).isPositive();
+        assertThat(indexOf(warm, "--cap-drop=ALL", "--cap-add=SETUID,SETGID,SETPCAP,KILL")).isPositive();
+        assertThat(indexOf(warm, "--user", "0:0")).isPositive().isLessThan(image);
+        assertThat(indexOf(warm, "--pids-limit", "18")).as("room for the supervisor and its wipe").isPositive();
+        assertThat(indexOf(warm, "--mount", "type=bind,source=/run/ty/toolyard-warm,destination=/toolyard-warm,readonly"))
+                .isPositive().isLessThan(image);
+        assertThat(warm).contains("--read-only", "--network=none", "--pull=never", "no-new-privileges",
+                "seccomp=/run/ty/seccomp.json", "--log-driver=passthrough").doesNotContain("--timeout");
+        assertThat(warm.subList(image + 1, warm.size())).containsExactly("/toolyard-warm", "2147450881", "2147450882", "60",
+                Long.toString(64L << 20), "67108864", "1024", "16", "/tmp/ws", "/tmp", "/var/tmp", "/dev/shm");
+        List<String> shared = new java.util.ArrayList<>(cold.subList(0, cold.indexOf("localhost/skeleton:1")));
+        shared.removeAll(List.of("--user", "2147450881:2147450882", "--timeout", "12", "--pids-limit", "16", "toolyard-abc"));
+        assertThat(warm.subList(0, image)).as("every other option as a cold run's").containsAll(shared);
+    }
 }

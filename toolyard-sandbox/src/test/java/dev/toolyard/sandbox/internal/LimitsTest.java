@@ -44,4 +44,22 @@ class LimitsTest {
                 .startsWith("/usr/bin/env", "-i", "--", "A=x=y", "Z=1", "/usr/bin/prlimit")
                 .endsWith("--core=0", "--");
     }
+
+    @Test
+    void theWarmLauncherSetsNoLimitOnTheSupervisorAndTheSupervisorGetsEachCommandsLimitsAsAColdRunSetsThem() {
+        ResourceLimits l = ResourceLimits.builder().cpuSeconds(2).memoryBytes((64L << 20) + 100).fileSizeBytes(4096 + 100)
+                .processCount(5).build();
+        SandboxIds.Lease lease = new SandboxIds.Lease(2147450881, 2147450882);
+
+        assertThat(Limits.warmLauncher(Path.of("/usr/bin/dash"), Optional.of(Path.of("/run/x/seccomp.bpf"))))
+                .containsExactly("/usr/bin/dash", "-c", Limits.WARM_LAUNCHER, "toolyard-launch", "1024", "/run/x/seccomp.bpf");
+        assertThat(Limits.WARM_LAUNCHER).doesNotContain("ulimit -t", "ulimit -v", "ulimit -f", "ulimit -p")
+                .contains("exec \"$@\"", "exec 9<\"$2\"");
+        assertThat(Limits.warmSupervisorArguments(lease, l, true, 6, Path.of("/w"), List.of("/tmp")))
+                .as("in the launcher's units, rounded down").containsExactly("2147450881", "2147450882", "2", "67108864",
+                        "4096", "1024", "6", "/w", "/tmp");
+        assertThat(Limits.warmSupervisorArguments(lease, l, false, 6, Path.of("/w"), List.of("/tmp", "/var/tmp")))
+                .as("in bytes, as prlimit").containsExactly("2147450881", "2147450882", "2", "67108964", "4196", "1024", "6",
+                        "/w", "/tmp", "/var/tmp");
+    }
 }

@@ -90,6 +90,23 @@ class SeccompFilterTest {
 
     @ParameterizedTest
     @EnumSource(SeccompArch.class)
+    void theWarmCommandsFilterRefusesPosixMessageQueuesAndNothingElse(SeccompArch arch) {
+        SeccompFilter warm = SeccompFilter.warmCommands();
+        assertThat(warm.deniedNames()).containsExactly("mq_open", "mq_unlink");
+        Random random = new Random(7);
+        for (String name : List.of("mq_open", "mq_unlink")) {
+            long[] a = random.longs(6).toArray();
+            assertThat(run(warm, arch, arch.auditArch(), SyscallTable.number(arch, name).orElseThrow(), a)).as(name)
+                    .isEqualTo(SeccompFilter.RET_ERRNO | DeniedCall.EPERM);
+        }
+        for (String name : List.of("unshare", "ptrace", "keyctl")) {
+            assertThat(run(warm, arch, arch.auditArch(), SyscallTable.number(arch, name).orElseThrow(), new long[6])).as(name)
+                    .isEqualTo(SeccompFilter.RET_ALLOW);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SeccompArch.class)
     void everyUnconditionalEntryIsDeniedWhateverItsArguments(SeccompArch arch) {
         Random random = new Random(42);
         for (DeniedCall d : FILTER.deniedCalls()) {
