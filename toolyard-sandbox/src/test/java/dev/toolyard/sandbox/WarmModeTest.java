@@ -104,11 +104,12 @@ class WarmModeTest {
         Path work = workspace("work");
         List<String> pids = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            SubprocessResult r = sh(s, work, "echo $$; pwd; id -u; echo $i > n$RANDOM; exit " + (i % 3));
+            SubprocessResult r = sh(s, work, "echo $$; pwd; id -u; ps -o sid= -p $$; echo $i > n$RANDOM; exit " + (i % 3));
             assertThat(r.exitCode()).isEqualTo(i % 3);
             List<String> lines = r.stdout().lines().toList();
             assertThat(lines.get(1)).isEqualTo(work.toRealPath().toString());
             assertThat(Long.parseLong(lines.get(2))).isNotZero();
+            assertThat(lines.get(3).strip()).as("each command leads a session of its own").isEqualTo(lines.get(0));
             pids.add(lines.get(0));
         }
         assertThat(starts(s)).as("sandboxes started for 20 clean commands in one workspace").isEqualTo(1);
@@ -314,6 +315,44 @@ class WarmModeTest {
         assertThat(supervisorsOf(busy)).as("the busy sandbox's supervisor").isEmpty();
         assertThat(supervisorsOf(idle)).as("the idle sandbox's supervisor").isEmpty();
         assertThat(Hosts.processesMentioning("sleep\0" + token)).as("the command").isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void anInterruptedCallerStopsTheCommandAsAColdRunWouldAndTheNextCommandRunsInAFreshSandbox(IsolationTier tier)
+            throws Exception {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        assertThat(sh(s, work, "true").exitCode()).isZero();
+        Thread caller = Thread.currentThread();
+        Thread interrupter = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!Files.exists(work.resolve("started")) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            caller.interrupt();
+        });
+        interrupter.start();
+        SubprocessResult r = sh(s, work, "echo > started; exec sleep 60");
+        boolean interrupted = Thread.interrupted();
+        interrupter.join();
+
+        assertThat(interrupted).as("the interrupt flag is set again").isTrue();
+        assertThat(r.timedOut()).isTrue();
+        assertThat(sh(s, work, "echo next").stdout()).isEqualTo("next\n");
+        assertThat(discarded(s)).isEqualTo(1);
+    }
+
+    @Test
+    void whenTheProcessIsNotRootWarmModeIsUnavailableSaysWhyAndRunsAreCold() throws IOException {
+        TieredSandbox s = Hosts.builder(IsolationTier.BWRAP, LIMITS).runsAsRoot(() -> false).warm(true).build();
+        opened.add(s);
+        Hosts.require(s.isolationTier() == IsolationTier.BWRAP, "bubblewrap is not available:\n" + s.report().describe());
+
+        assertThat(s.report().warmMode()).startsWith("asked for, but unavailable on bwrap: warm mode needs this process to be root");
+        SubprocessResult r = sh(s, workspace("work"), "cat /proc/1/cmdline | tr '\\0' ' '");
+        assertThat(r.stdout()).doesNotContain("toolyard-warm");
+        assertThat(s.warmCounts()[2]).isZero();
     }
 
     @Test

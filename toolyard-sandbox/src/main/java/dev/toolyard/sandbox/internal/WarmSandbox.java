@@ -209,11 +209,11 @@ public final class WarmSandbox {
             // the supervisor ended: an overflow kill, or a death of its own
         }
         long end = System.nanoTime();
-        current = null;
         boolean overflowed = c.overflowed();
         if (exit == null || timedOut || overflowed) {
             broken = true;
-            kill();
+            kill(); // before the command is let go, so that nothing it still sends is taken for a fault
+            current = null;
             if (!timedOut && !overflowed) {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
@@ -227,6 +227,7 @@ public final class WarmSandbox {
         } else if (exit.status() >= 128 || exit.left() > 0 || (exit.flags() & 2) != 0) {
             broken = true; // the run is answered; the sandbox that held it is not trusted again
         }
+        current = null;
         idleSinceNanos = System.nanoTime();
         if (interrupted) {
             Thread.currentThread().interrupt();

@@ -47,4 +47,13 @@ class BwrapRungTest {
         assertThat(launch.argv()).doesNotContain("setpriv").endsWith("/bin/true");
         assertThat(launch.environment()).as("the launcher itself needs no environment").isEmpty();
     }
+
+    @Test
+    void notAsRootThereIsNoWarmModeBecauseCommandsWouldShareTheSupervisorsUid() {
+        BwrapRung rung = new BwrapRung(TOOLS, Fixtures.DEBIAN, LIMITS, Optional.empty(), Optional.empty(), Optional.empty());
+
+        assertThat(rung.warmUnavailable()).hasValueSatisfying(why -> assertThat(why).contains("root", "runs are cold"));
+        assertThatThrownBy(() -> rung.prepareWarm(Fixtures.BINDS, Path.of("/x/toolyard-warm"), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class);
+    }
 }

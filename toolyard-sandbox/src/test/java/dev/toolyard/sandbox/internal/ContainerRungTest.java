@@ -41,4 +41,20 @@ class ContainerRungTest {
         assertThat(a.environment()).isEqualTo(CLIENT_ENV);
         assertThat(a.argv()).endsWith("/bin/true");
     }
+
+    @Test
+    void warmModeIsForPodmanWithSandboxUidsOnlyAndSaysWhyOtherwise() {
+        ContainerRung notRoot = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV,
+                Optional.empty(), Optional.empty());
+        ContainerRung asRoot = new ContainerRung(PODMAN, "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV,
+                Optional.of(new SandboxIds(2147450880, 2147450880, 2)), Optional.empty());
+        ContainerRung docker = new ContainerRung(new ContainerCommand.Tools(ContainerCommand.Engine.DOCKER,
+                java.nio.file.Path.of("/usr/bin/docker"), Optional.empty(), java.nio.file.Path.of("/usr/bin/env"),
+                java.nio.file.Path.of("/usr/bin/prlimit")), "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV,
+                Optional.of(new SandboxIds(2147450880, 2147450880, 2)), Optional.empty());
+
+        assertThat(asRoot.warmUnavailable()).isEmpty();
+        assertThat(notRoot.warmUnavailable()).hasValueSatisfying(why -> assertThat(why).contains("root"));
+        assertThat(docker.warmUnavailable()).hasValueSatisfying(why -> assertThat(why).contains("podman only"));
+    }
 }
