@@ -58,6 +58,21 @@ if ! preflight=$("$java_bin" -cp "$here/target/benchmarks.jar" dev.toolyard.benc
   label="${label:+$label }SandboxBenchmark left out: no bubblewrap rung on this host (apt-get install bubblewrap cgroup-tools)."
 else
   echo "$preflight" | sed -n 's/^tier: /   tier: /p'
+  # Its container rows (warm and cold, podman with localhost/toolyard-skeleton:1) need the container rung
+  # and its warm mode; where they are unavailable only those rows are left out, the same way.
+  echo "== preflight: the container rung SandboxBenchmark's container rows measure"
+  if ! preflight=$("$java_bin" -cp "$here/target/benchmarks.jar" dev.toolyard.benchmarks.SandboxBenchmark --container 2>&1); then
+    echo "$preflight" >&2
+    if [ "${CI:-}" = "true" ]; then
+      echo "ERROR: CI=true and the container rung or its warm mode is unavailable (report above): SandboxBenchmark's container rows cannot run." >&2
+      exit 1
+    fi
+    echo "WARNING: the container rung or its warm mode is unavailable (report above): SandboxBenchmark's container rows are LEFT OUT of this run." >&2
+    jmh_args+=(-e 'SandboxBenchmark.*Container')
+    label="${label:+$label }SandboxBenchmark's container rows left out: no warm container rung on this host (podman and localhost/toolyard-skeleton:1, .ci/setup-*.sh)."
+  else
+    echo "$preflight" | sed -n 's/^tier: /   tier: /p'
+  fi
 fi
 
 raw="$here/target/jmh-result.json"

@@ -44,7 +44,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *       --clearenv}): the whole of ToolYard's launch (launcher, seccomp filter, uid switch, the
  *       {@code /etc} snapshot, read-only {@code /proc/sys}, the workspace, {@code env -i}) must cost
  *       at most 1.3 times that;</li>
- *   <li>a bare {@code /bin/true} (report).</li>
+ *   <li>a bare {@code /bin/true} (report), which the warm rows are held to: the same call on a warm
+ *       sandbox ({@code warm(true)}) at most 2 times it on the bubblewrap rung
+ *       ({@link #runIsolatedBubblewrapWarm}) and 3 times on the container rung
+ *       ({@link #runIsolatedContainerWarm});</li>
+ *   <li>twenty short commands in one workspace ({@link SandboxRungs#MIX}), warm against cold, on each
+ *       rung (report). The sandboxes of these rows are states of {@link SandboxRungs}, which prove in
+ *       their set-up and tear-down that every measured run was warm.</li>
  * </ul>
  *
  * <p><b>The same command line.</b> The library proves its rung with a canary, which is "the exact
@@ -58,8 +64,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * once, and waits for the exit; they read no output ({@code /bin/true} writes none).
  *
  * <p>Sample mode (each call timed), in milliseconds: a call costs milliseconds, so time-boxed
- * iterations of 2 s give hundreds to thousands of samples each. About 15 s per method, one minute
- * for the class. Needs bubblewrap: {@link #main} is the preflight {@code run.sh} uses to leave this
+ * iterations of 2 s give hundreds to thousands of samples each. About 15 s per cold method; the warm
+ * and 20-command methods run shorter iterations, about one more minute for the six. Needs bubblewrap: {@link #main} is the preflight {@code run.sh} uses to leave this
  * class out, loudly, where the rung is unavailable (and to fail instead under {@code CI=true}).
  */
 @State(Scope.Benchmark)
@@ -206,16 +212,85 @@ public class SandboxBenchmark {
     }
 
     /**
+     * The warm figure on the bubblewrap rung: the same call as {@link #runIsolatedBubblewrap}, on a
+     * sandbox built with {@code startAt(BWRAP).warm(true)} whose one warm sandbox for the workspace was
+     * started in the set-up (held to 2 times {@link #bareTrue}).
+     */
+    @Benchmark
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public SubprocessResult runIsolatedBubblewrapWarm(SandboxRungs.WarmBubblewrap s) {
+        return s.sandbox.runIsolated(TRUE, s.workspace, TIMEOUT, null);
+    }
+
+    /** The warm figure on the container rung (podman, {@value SandboxRungs#IMAGE}; held to 3 times {@link #bareTrue}). */
+    @Benchmark
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public SubprocessResult runIsolatedContainerWarm(SandboxRungs.WarmContainer s) {
+        return s.sandbox.runIsolated(TRUE, s.workspace, TIMEOUT, null);
+    }
+
+    /** Twenty short commands ({@link SandboxRungs#MIX}) in one workspace, warm, on the bubblewrap rung. */
+    @Benchmark
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public int twentyCommandsBubblewrapWarm(SandboxRungs.WarmBubblewrap s) {
+        return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
+    }
+
+    /** The same twenty commands, cold, on the bubblewrap rung. */
+    @Benchmark
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public int twentyCommandsBubblewrapCold(SandboxRungs.ColdBubblewrap s) {
+        return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
+    }
+
+    /** The same twenty commands, warm, on the container rung. */
+    @Benchmark
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public int twentyCommandsContainerWarm(SandboxRungs.WarmContainer s) {
+        return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
+    }
+
+    /**
+     * The same twenty commands, cold, on the container rung: about 20 times the engine's start, so each
+     * call is timed once (single shot), three times, with no warm-up beyond the set-up's own run of the
+     * mix (what it costs is the engine's, not the JIT's).
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 0)
+    @Measurement(iterations = 3)
+    public int twentyCommandsContainerCold(SandboxRungs.ColdContainer s) {
+        return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
+    }
+
+    /**
      * Preflight for {@code run.sh}: prints the isolation report of the sandbox this benchmark builds,
      * and exits 0 when the bubblewrap rung is taken, 1 when it is not. With {@code --paired N} it then
      * runs the library, the bare command line, the minimal hardened line and a bare {@code /bin/true}
      * N times each, in turn (rotating which goes first), and prints each and the library's paired
      * difference to each: a check of the rows' ratios that machine drift between JMH forks cannot skew.
+     * With {@code --container} it is the preflight of the container rows instead: it prints the report
+     * of the warm container sandbox those rows build (podman, {@value SandboxRungs#IMAGE}) and exits 0
+     * when that rung is taken and can run warm, 1 otherwise.
      *
-     * @param args nothing, or {@code --paired N}
+     * @param args nothing, {@code --paired N}, or {@code --container}
      * @throws Exception if a run cannot be started
      */
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--container")) {
+            boolean ready;
+            try (TieredSandbox container = SandboxRungs.container(true)) {
+                IsolationReport report = container.report();
+                System.out.print(report.describe());
+                ready = report.tier() == IsolationTier.CONTAINER && report.warmMode().startsWith("on");
+            }
+            System.exit(ready ? 0 : 1);
+        }
         IsolationReport report = sandbox().report();
         System.out.print(report.describe());
         if (report.tier() != IsolationTier.BWRAP) {

@@ -102,6 +102,26 @@ final class SuiteRows {
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "bareTrue", Metric.SCORE, List.of(), null, null),
             new Row("sandbox.bare_true", "bubblewrap's own cost: the library's bwrap argv vs a bare /bin/true (report)",
                     SANDBOX + "bareBubblewrapProcess", SANDBOX + "bareTrue", Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.warm.bwrap", "TieredSandbox.runIsolated([\"/bin/true\"]), warm, bubblewrap rung, vs a bare"
+                    + " /bin/true", SANDBOX + "runIsolatedBubblewrapWarm", SANDBOX + "bareTrue", Metric.SCORE,
+                    List.of(new RatioAtMost(2, false)), null,
+                    "not profiled yet: a warm run is a request frame to the supervisor, its fork and exec of the command"
+                            + " (session, uid switch, limits, seccomp), the kill-and-reap sweep and the wipe child before"
+                            + " the exit frame, the frame reader's wake-up, and the write root's hand-over (a stat per entry)"),
+            new Row("sandbox.warm.container", "TieredSandbox.runIsolated([\"/bin/true\"]), warm, container rung (podman),"
+                    + " vs a bare /bin/true", SANDBOX + "runIsolatedContainerWarm", SANDBOX + "bareTrue", Metric.SCORE,
+                    List.of(new RatioAtMost(3, false)), null,
+                    "not profiled yet: the same supervisor round trip as on the bubblewrap rung, through podman's"
+                            + " attached standard streams (conmon) instead of pipes of its own"),
+            new Row("sandbox.warm.bwrap_vs_cold", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, warm vs"
+                    + " cold (report)", SANDBOX + "runIsolatedBubblewrapWarm", SANDBOX + "runIsolatedBubblewrap",
+                    Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.twenty.bwrap", "20 short commands (ls, cat, grep, sh -c ..., a write) in one workspace,"
+                    + " bubblewrap rung, warm vs cold (report)", SANDBOX + "twentyCommandsBubblewrapWarm",
+                    SANDBOX + "twentyCommandsBubblewrapCold", Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.twenty.container", "20 short commands in one workspace, container rung (podman), warm vs cold"
+                    + " (report)", SANDBOX + "twentyCommandsContainerWarm", SANDBOX + "twentyCommandsContainerCold",
+                    Metric.SCORE, List.of(), null, null),
             new Row("http_fetch.1KiB", "http_fetch of a 1 KiB body from loopback vs a plain OkHttp GET (CALLER_THREAD)",
                     HTTP + "httpFetch:bodyBytes=1024", HTTP + "plainOkHttp:bodyBytes=1024",
                     Metric.SCORE, List.of(new RatioAtMost(1.2, false)), null,
