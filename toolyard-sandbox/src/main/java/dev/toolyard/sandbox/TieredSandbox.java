@@ -54,6 +54,11 @@ import java.util.regex.Pattern;
  * <p>An application may start the ladder at bubblewrap ({@link Builder#startAt(IsolationTier)}), never
  * lower. {@link #survey()} probes every rung, for a person choosing one.
  *
+ * <p>Warm mode ({@link Builder#warm(boolean)}, off by default) runs each command in a sandbox started
+ * ahead of use for its workspace, with the same guarantees as a cold run, at about the cost of a bare
+ * spawn; {@link #warmUp(SandboxPaths)} starts one in the background and {@link #close()} ends them
+ * all. See docs/isolation.md.
+ *
  * <p>Defaults: {@link ResourceLimits#defaults()}, the executables found on this process's
  * {@code PATH}, no container image (the container rung is skipped), the whole ladder (from the
  * container), output capped at 1 MiB per stream. Immutable after {@link Builder#build()}. Thread-safe: runs may proceed concurrently.
