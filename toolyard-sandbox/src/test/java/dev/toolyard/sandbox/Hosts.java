@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.time.Duration;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -111,7 +112,10 @@ public final class Hosts {
 
     private static TieredSandbox on(IsolationTier tier, ResourceLimits limits, Map<IsolationTier, TieredSandbox> cache,
             boolean warm) {
-        TieredSandbox s = cache.computeIfAbsent(tier, t -> builder(t, limits).warm(warm).build());
+        // Each test has a workspace of its own: idle warm sandboxes of earlier tests end soon, and give
+        // back their sandbox uids.
+        TieredSandbox s = cache.computeIfAbsent(tier, t -> builder(t, limits).warm(warm)
+                .warmIdleTimeout(Duration.ofSeconds(2)).build());
         require(s.isolationTier() == tier, "the " + tier.wireName() + " rung is not available on this host "
                 + "(run .ci/setup-sandbox.sh as root to install it):\n" + s.report().describe());
         return s;

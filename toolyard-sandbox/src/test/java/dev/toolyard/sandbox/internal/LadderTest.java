@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LadderTest {
     private static final String STARTED_LOWER = "the application started the ladder at bubblewrap";
     private static final Map<String, String> CLIENT_ENV = ContainerCommand.clientEnvironment("/root", Optional.empty());
-    private static final Ladder.Host ROOT = new Ladder.Host(true, new SandboxIds(2147450880, 2147450880, 4), Optional.empty());
+    private static final Ladder.Host ROOT = new Ladder.Host(true, new SandboxIds(1_900_009_000, 1_900_009_000, 4), Optional.empty());
 
     @Test
     void withNothingVisibleEveryRungIsSkippedAndEveryLimitIsUnenforced() {

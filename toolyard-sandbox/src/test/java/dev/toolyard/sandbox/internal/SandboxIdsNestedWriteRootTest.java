@@ -23,7 +23,7 @@ class SandboxIdsNestedWriteRootTest {
     @Test
     void aRunOnAWriteRootInsideAnotherRunsSharesItsLeaseAndNeverWalksTheTreeItWorksIn() throws IOException {
         Hosts.require(Hosts.root(), "the test JVM is not root, so it cannot change owners");
-        SandboxIds ids = new SandboxIds(2147450880, 2147450880, 4);
+        SandboxIds ids = new SandboxIds(1_900_006_000, 1_900_006_000, 4);
         Path outer = Files.createDirectories(tmp.resolve("ws"));
         Path inner = Files.createDirectories(outer.resolve("sub"));
         Path file = Files.writeString(inner.resolve("work.txt"), "first run's");
@@ -47,7 +47,7 @@ class SandboxIdsNestedWriteRootTest {
 
     @Test
     void aRunOnAParentWriteRootSharesTheLeaseToo() throws IOException {
-        SandboxIds ids = new SandboxIds(2147450880, 2147450880, 4);
+        SandboxIds ids = new SandboxIds(1_900_006_000, 1_900_006_000, 4);
         Path outer = Files.createDirectories(tmp.resolve("p"));
         Path inner = Files.createDirectories(outer.resolve("child"));
         Path sibling = Files.createDirectories(tmp.resolve("q"));

@@ -43,7 +43,7 @@ class WarmPoolTest {
         Hosts.require(bwrap.isPresent(), "bwrap is not installed (run .ci/setup-sandbox.sh)");
         rung = new BwrapRung(new BwrapCommand.Tools(which.apply("dash").orElseThrow(), bwrap.get(),
                 which.apply("env").orElseThrow(), which.apply("setpriv")), HostLayout.inspect(), LIMITS,
-                Optional.of(new SandboxIds(TieredSandbox.DEFAULT_SANDBOX_UID, TieredSandbox.DEFAULT_SANDBOX_UID, 8)),
+                Optional.of(new SandboxIds(1_900_010_000, 1_900_010_000, 8)),
                 Optional.empty(), Optional.empty());
         supervisor = WarmBinary.install(Files.createDirectories(tmp.resolve("bin"))).path().orElseThrow();
     }
