@@ -6,6 +6,7 @@ import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathContainment;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.Tool;
+import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
@@ -166,7 +167,11 @@ class HttpEgressTest {
         ToolResult r = call(manifest("GET", url("/s?q={q}"), ""), "{\"q\":\"x\"}");
         assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
-        assertThat(r.reasonDetail()).startsWith("$: fails \"required\"").contains("{\\\"nope\\\":1}");
+        assertThat(r.reasonDetail()).startsWith("$: fails \"required\"").contains("raw output sha256:")
+                .doesNotContain("nope");
+        assertThat(r.content()).doesNotContain("nope");
+        List<ToolCallRecord> records = store.records();
+        assertThat(records.get(records.size() - 1).summary()).isEqualTo("{\"nope\":1}");
     }
 
     @Test

@@ -16,8 +16,11 @@ import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.internal.Json;
+import dev.toolyard.internal.Text;
 import dev.toolyard.sandbox.TieredSandbox;
 import dev.toolyard.spi.Sandbox;
+import dev.toolyard.spi.ToolCallStore;
+import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,6 +41,10 @@ class ToolContractTest {
     private final InMemoryToolCallStore store = new InMemoryToolCallStore();
 
     private ToolResult call(Tool tool, Sandbox sandbox, String args) {
+        return call(tool, sandbox, args, store);
+    }
+
+    private ToolResult call(Tool tool, Sandbox sandbox, String args, ToolCallStore store) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(tool);
         ToolExecutor executor = ToolExecutor.builder(registry, sandbox == null ? new PathContainment() : sandbox)
@@ -194,12 +201,25 @@ class ToolContractTest {
         TieredSandbox sandbox = Manifests.bwrap();
         String manifest = Manifests.text("echo_json.clad.toml").replace("\"count\\\":%s}}", "\"count\\\":\\\"%s\\\"}}");
         Tool tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
-        ToolResult r = call(tool, sandbox, "{\"word\":\"w\",\"count\":2}");
+        String word = "w".repeat(4_096); // the raw output, 4,119 bytes, is over the 4,096-byte summary cap
+        String raw = "{\"word\":\"" + word + "\",\"count\":\"2\"}";
+        Path database = work.resolve("records.db");
+        ToolResult r;
+        try (JdbcToolCallStore jdbc = JdbcToolCallStore.sqlite(database)) {
+            r = call(tool, sandbox, "{\"word\":\"" + word + "\",\"count\":2}", jdbc);
+        }
         assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
-        assertThat(r.reasonDetail()).startsWith("$.count: fails \"type\"").contains("raw output sha256:")
-                .contains("{\\\"word\\\":\\\"w\\\",\\\"count\\\":\\\"2\\\"}");
-        assertThat(lastRecord().reasonDetail()).isEqualTo(r.reasonDetail());
+        assertThat(r.reasonDetail()).isEqualTo("$.count: fails \"type\" (type: \"integer\"); raw output sha256:"
+                + Text.sha256(raw) + ", 4119 bytes, kept in the call record");
+        assertThat(r.content()).isEqualTo("Tool 'echo_json' - result_invalid: " + r.reasonDetail())
+                .doesNotContain("www");
+        try (JdbcToolCallStore reopened = JdbcToolCallStore.sqlite(database)) {
+            ToolCallRecord kept = reopened.byCallId(r.callId()).orElseThrow();
+            assertThat(kept.reason().wireName()).isEqualTo("result_invalid");
+            assertThat(kept.reasonDetail()).isEqualTo(r.reasonDetail());
+            assertThat(kept.summary()).isEqualTo(raw);
+        }
     }
 
     @Test
@@ -213,7 +233,8 @@ class ToolContractTest {
         // nmap's XML always declares <!DOCTYPE nmaprun>; ToolClad's rule refuses any DOCTYPE before parsing.
         assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
-        assertThat(r.reasonDetail()).startsWith("$: the output is XML with a <!DOCTYPE").contains("<nmaprun scanner");
+        assertThat(r.reasonDetail()).startsWith("$: the output is XML with a <!DOCTYPE").doesNotContain("<nmaprun");
+        assertThat(lastRecord().summary()).contains("<!DOCTYPE nmaprun>").contains("<nmaprun scanner=\"nmap\"");
         r = call(tool, sandbox, "{\"target\":\"evil.example.org\",\"scan_type\":\"list\"}");
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("out_of_scope");
     }
