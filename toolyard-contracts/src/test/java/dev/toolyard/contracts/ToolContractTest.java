@@ -239,6 +239,58 @@ class ToolContractTest {
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("out_of_scope");
     }
 
+    /** Writes the nmap-style report script into the workspace; {@code doctype} inserts nmap's own declaration. */
+    private void nmapStyleScript(boolean doctype) throws Exception {
+        String script = Manifests.text("nmap_style_scan.sh");
+        if (doctype) { // where nmap -oX puts it: right after the XML declaration
+            script = script.replace("encoding=\"UTF-8\"?>\n", "encoding=\"UTF-8\"?>\n<!DOCTYPE nmaprun>\n");
+        }
+        Path file = work.resolve("nmap_style_scan");
+        Files.writeString(file, script);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @Test
+    @Tag("isolation")
+    void nmapStyleXmlWithTheStylesheetInstructionAndNoDoctypeIsParsedAndCheckedAgainstTheSchema() throws Exception {
+        TieredSandbox sandbox = Manifests.bwrap();
+        nmapStyleScript(false);
+        Tool tool = ToolContract.parse(Manifests.text("nmap_style_xml.clad.toml")).bindCommand(sandbox, Scope.none());
+        ToolResult r = call(tool, sandbox, "{\"target\":\"192.0.2.10\"}");
+        assertThat(r.status()).as(r.content()).isEqualTo(ToolStatus.OK);
+        JsonNode e = Json.MAPPER.readTree(r.content());
+        assertThat(e.get("status").stringValue()).isEqualTo("success");
+        assertThat(e.get("argv").toString()).isEqualTo("[\"./nmap_style_scan\",\"192.0.2.10\"]");
+        JsonNode run = e.at("/results/nmaprun");
+        assertThat(run.get("scanner").stringValue()).isEqualTo("nmap");
+        assertThat(run.get("args").stringValue()).isEqualTo("nmap -sT -p 22,80,443 -oX - 192.0.2.10");
+        JsonNode host = run.get("host").get(0);
+        assertThat(host.at("/address/0/addr").stringValue()).isEqualTo("192.0.2.10");
+        JsonNode ports = host.at("/ports/0/port");
+        assertThat(ports).hasSize(3);
+        assertThat(ports.get(0).get("portid").stringValue()).isEqualTo("22");
+        assertThat(ports.get(0).at("/state/0/state").stringValue()).isEqualTo("open");
+        assertThat(ports.get(2).at("/service/0/name").stringValue()).isEqualTo("https");
+        assertThat(run.at("/runstats/0/finished/0/exit").stringValue()).isEqualTo("success");
+        assertThat(e.get("results").toString()).doesNotContain("xml-stylesheet").doesNotContain("Nmap 7.93 scan");
+    }
+
+    @Test
+    @Tag("isolation")
+    void nmapStyleXmlDeclaringItsDoctypeIsRefusedAsResultInvalidAndTheRecordKeepsIt() throws Exception {
+        TieredSandbox sandbox = Manifests.bwrap();
+        nmapStyleScript(true);
+        Tool tool = ToolContract.parse(Manifests.text("nmap_style_xml.clad.toml")).bindCommand(sandbox, Scope.none());
+        ToolResult r = call(tool, sandbox, "{\"target\":\"192.0.2.10\"}");
+        assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
+        assertThat(r.reasonDetail()).startsWith(
+                "$: the output is XML with a <!DOCTYPE or <!ENTITY declaration, which is refused; raw output sha256:");
+        assertThat(r.content()).doesNotContain("nmaprun");
+        assertThat(lastRecord().summary()).startsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE nmaprun>\n"
+                + "<?xml-stylesheet ").contains("<address addr=\"192.0.2.10\"");
+    }
+
     @Test
     @Tag("isolation")
     void aLimitAboveTheSandboxsOwnIsNeverRaisedAndTheRunEndsAsAnError() throws Exception {
