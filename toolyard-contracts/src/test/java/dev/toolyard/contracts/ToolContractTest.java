@@ -320,6 +320,101 @@ class ToolContractTest {
         assertThat(e.get("stderr").stringValue()).contains("127.0.0.1");
     }
 
+    @Test
+    void aDigNameCannotCarryAServerAQueryOptionOrAFlag() {
+        ToolContract dig = ToolContract.parse(Manifests.text("dig_lookup.clad.toml"));
+        for (String name : List.of("@8.8.8.8", "+trace", "-x", "-f/etc/passwd", "example.com @1.1.1.1",
+                "example.com\n@1.1.1.1", "localhost", "127.0.0.1", "metadata.google.internal", "*.example.com")) {
+            ToolContract.DryRun d = dig.dryRun(Json.MAPPER.createObjectNode().put("name", name).toString(), Scope.none(),
+                    work);
+            assertThat(d.refusal()).as(name).isPresent();
+            assertThat(d.argv()).as(name).isEmpty();
+        }
+        assertThat(dig.dryRun("{\"name\":\"example.com\",\"record_type\":\"ANY\"}", Scope.none(), work).refusal())
+                .isPresent();
+        assertThat(dig.dryRun("{\"name\":\"example.com\"}", Scope.none(), work).argv()).containsExactly("dig",
+                "@127.0.0.1", "-p", "5300", "+time=2", "+tries=2", "+noall", "+answer", "-f", "dig.gate",
+                "example.com", "A");
+    }
+
+    /**
+     * dig runs for real on the bubblewrap rung, whose network namespace holds only its own loopback.
+     * The answer comes from {@link LoopbackDnsResponder}, started by {@code nsenter} in dig's own
+     * namespace once the test has seen that it is not the host's. dig waits for it on the FIFO
+     * {@code dig.gate}. Nothing here can reach a real resolver: dig's server is fixed to 127.0.0.1, the
+     * responder binds 127.0.0.1 and answers loopback only, and the namespace has no other interface.
+     */
+    @Test
+    @Tag("isolation")
+    void digRunsForRealAndGetsItsAnswerFromAResponderOnTheSandboxsOwnLoopback() throws Exception {
+        Manifests.requireBinary("dig");
+        Manifests.requireBinary("nsenter");
+        Manifests.requireBinary("mkfifo");
+        TieredSandbox sandbox = Manifests.bwrap();
+        Path gate = work.resolve("dig.gate");
+        assertThat(new ProcessBuilder("mkfifo", "-m", "0666", gate.toString()).start().waitFor()).isZero();
+        Files.setPosixFilePermissions(gate, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        String name = "t" + Long.toHexString(System.nanoTime()) + ".example.com";
+        Tool tool = ToolContract.parse(Manifests.text("dig_lookup.clad.toml")).bindCommand(sandbox, Scope.none());
+        java.util.concurrent.CompletableFuture<ToolResult> running = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> call(tool, sandbox, "{\"name\":\"" + name + "\",\"record_type\":\"A\"}"));
+        Process responder = null;
+        try {
+            long pid = awaitProcess("dig", name);
+            Path netns = Path.of("/proc/" + pid + "/ns/net");
+            assertThat(Files.readSymbolicLink(netns)).as("dig must run in a network namespace of its own")
+                    .isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/net")));
+            Path classes = Path.of(LoopbackDnsResponder.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            responder = new ProcessBuilder("nsenter", "--net=" + netns, "--",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classes.toString(),
+                    LoopbackDnsResponder.class.getName(), "5300", "192.0.2.53").redirectErrorStream(true).start();
+            java.io.BufferedReader said = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(responder.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            assertThat(said.readLine()).isEqualTo("ready");
+            Files.newOutputStream(gate).close(); // an empty batch: dig goes on to the name it was given
+
+            ToolResult r = running.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(said.readLine()).isEqualTo("answered " + name + ". 1");
+            assertThat(r.status()).as(r.content()).isEqualTo(ToolStatus.OK);
+            JsonNode e = Json.MAPPER.readTree(r.content());
+            assertThat(e.get("status").stringValue()).isEqualTo("success");
+            assertThat(e.get("exit_code").intValue()).isZero();
+            assertThat(e.get("tier").stringValue()).isEqualTo("bwrap");
+            assertThat(e.get("argv").toString()).endsWith("\"-f\",\"dig.gate\",\"" + name + "\",\"A\"]");
+            assertThat(e.at("/results/raw_output").stringValue())
+                    .matches("(?s)" + java.util.regex.Pattern.quote(name) + "\\.\\s+300\\s+IN\\s+A\\s+192\\.0\\.2\\.53\\s*");
+            assertThat(lastRecord().summary()).isEqualTo(r.content());
+        } finally {
+            if (responder != null) {
+                responder.destroyForcibly();
+            }
+        }
+    }
+
+    /** @return the pid of the process named {@code comm} whose arguments include {@code argument} */
+    private static long awaitProcess(String comm, String argument) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            try (java.util.stream.Stream<Path> all = Files.list(Path.of("/proc"))) {
+                for (Path p : (Iterable<Path>) all::iterator) {
+                    if (!p.getFileName().toString().chars().allMatch(Character::isDigit)) {
+                        continue;
+                    }
+                    try {
+                        if (Files.readString(p.resolve("comm")).strip().equals(comm)
+                                && List.of(Files.readString(p.resolve("cmdline")).split("\0")).contains(argument)) {
+                            return Long.parseLong(p.getFileName().toString());
+                        }
+                    } catch (java.io.IOException gone) {
+                        // the process ended while being read
+                    }
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no " + comm + " process with the argument " + argument + " appeared");
+    }
+
     /** A sandbox for bind-time checks only: running anything on it is a test bug. */
     static final class FakeSandbox implements Sandbox {
         @Override
