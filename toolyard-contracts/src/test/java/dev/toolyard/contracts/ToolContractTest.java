@@ -193,6 +193,11 @@ class ToolContractTest {
         assertThat(e.get("argv").toString()).isEqualTo("[\"printf\",\"{\\\"word\\\":\\\"%s\\\",\\\"count\\\":%s}\","
                 + "\"-n two words\",\"5\"]");
         assertThat(e.get("results").toString()).isEqualTo("{\"word\":\"-n two words\",\"count\":5}");
+        String stdout = "{\"word\":\"-n two words\",\"count\":5}";
+        assertThat(e.get("output_hash").stringValue()).isEqualTo("sha256:" + Text.sha256(stdout));
+        assertThat(e.get("output_bytes").intValue()).isEqualTo(stdout.length());
+        assertThat(e.get("exit_code").intValue()).isZero();
+        assertThat(lastRecord().summary()).isEqualTo(r.content());
     }
 
     @Test
