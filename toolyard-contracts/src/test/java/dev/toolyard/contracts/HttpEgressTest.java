@@ -21,7 +21,6 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
@@ -192,6 +191,15 @@ class HttpEgressTest {
         Tool tool = ToolContract.parse(manifest("GET", url("/?q={q}"), "")).bindHttp(HttpEgress.of(List.of(), resolver,
                 FetchLimits.defaults(), sockets), Scope.none());
         assertThat(tool.spec().egress()).isEqualTo(dev.toolyard.EgressClass.ALLOWLISTED);
-        assertThat(Map.of()).isEmpty();
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(tool);
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("search_api"))
+                .store(store).build();
+        // the context's default ceiling is NONE: no request is sent, not even built
+        ToolResult r = executor.execute(ToolCallRequest.of("search_api", "{\"q\":\"x\"}"),
+                ToolContext.of("inv", SandboxPaths.of(work)));
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("egress_not_permitted");
+        assertThat(sockets.attempts()).isEmpty();
+        assertThat(server.getRequestCount()).isZero();
     }
 }
