@@ -90,6 +90,43 @@ class ToolContractTest {
     }
 
     @Test
+    void humanApprovalOrAHighRiskTierNeedsTheExecutorsApprovalGateAndADenialRunsNothing() {
+        String base = Manifests.text("store_knowledge.clad.toml");
+        assertThat(ToolContract.parse(base).spec().requiresApproval()).isFalse();
+        for (String tier : List.of("low", "medium")) {
+            assertThat(ToolContract.parse(base.replace("dispatch = \"callback\"",
+                    "dispatch = \"callback\"\nrisk_tier = \"" + tier + "\"")).spec().requiresApproval()).as(tier).isFalse();
+        }
+        for (String line : List.of("human_approval = true", "risk_tier = \"high\"", "risk_tier = \"critical\"")) {
+            String manifest = base.replace("dispatch = \"callback\"", "dispatch = \"callback\"\n" + line);
+            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            Tool tool = ToolContract.parse(manifest).bindCallback((args, ctx) -> {
+                ran.incrementAndGet();
+                return ToolOutput.of("stored");
+            });
+            assertThat(tool.spec().requiresApproval()).as(line).isTrue();
+            ToolRegistry registry = new ToolRegistry();
+            registry.register(tool);
+            assertThatThrownBy(() -> ToolExecutor.builder(registry, new PathContainment())
+                    .allowlist(Set.of("store_knowledge")).store(store).build()).as(line)
+                    .hasMessageContaining("approval");
+            for (boolean approve : List.of(false, true)) {
+                ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment())
+                        .allowlist(Set.of("store_knowledge")).store(store)
+                        .approvalGate(request -> java.util.concurrent.CompletableFuture.completedFuture(approve
+                                ? dev.toolyard.spi.ApprovalDecision.approve("reviewer")
+                                : dev.toolyard.spi.ApprovalDecision.deny("reviewer", "no")))
+                        .build();
+                ToolResult r = executor.execute(ToolCallRequest.of("store_knowledge",
+                        "{\"confidence\":0.5,\"fact\":\"x\"}"), ToolContext.of("inv", SandboxPaths.of(work)));
+                assertThat(r.status()).as(line + " approved=" + approve)
+                        .isEqualTo(approve ? ToolStatus.OK : ToolStatus.REFUSED);
+                assertThat(ran.get()).as(line + " approved=" + approve).isEqualTo(approve ? 1 : 0);
+            }
+        }
+    }
+
+    @Test
     void theGeneratedWireDefinitionIsPinnedByteForByte() throws Exception {
         ToolRegistry registry = new ToolRegistry();
         registry.register(ToolContract.parse(Manifests.text("nmap_scan.clad.toml")).bindCommand(new FakeSandbox(),
