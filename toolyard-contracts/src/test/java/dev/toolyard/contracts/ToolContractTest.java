@@ -281,6 +281,22 @@ class ToolContractTest {
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("out_of_scope");
     }
 
+    @Test
+    @Tag("isolation")
+    void nmapRunThroughBuiltinTextHandsTheModelItsXmlUnparsedInsteadOfFailing() throws Exception {
+        Manifests.requireBinary("nmap");
+        TieredSandbox sandbox = Manifests.bwrap();
+        String manifest = Manifests.text("nmap_scan.clad.toml");
+        manifest = manifest.substring(0, manifest.indexOf("[output]")) + "[output]\nformat = \"text\"\n";
+        Tool tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.load(Manifests.path("scope.toml")));
+        ToolResult r = call(tool, sandbox, "{\"target\":\"192.0.2.10\",\"scan_type\":\"list\"}"); // -sL -n: no packet
+        assertThat(r.status()).as(r.content()).isEqualTo(ToolStatus.OK);
+        JsonNode e = Json.MAPPER.readTree(r.content());
+        assertThat(e.get("status").stringValue()).isEqualTo("success");
+        assertThat(e.at("/results/raw_output").stringValue()).contains("<!DOCTYPE nmaprun>")
+                .contains("<nmaprun scanner=\"nmap\"").contains("addr=\"192.0.2.10\"");
+    }
+
     /** Writes the nmap-style report script into the workspace; {@code doctype} inserts nmap's own declaration. */
     private void nmapStyleScript(boolean doctype) throws Exception {
         String script = Manifests.text("nmap_style_scan.sh");
