@@ -410,24 +410,15 @@ class ToolContractTest {
         Manifests.requireBinary("mkfifo");
         TieredSandbox sandbox = Manifests.bwrap();
         Path gate = work.resolve("dig.gate");
-        assertThat(new ProcessBuilder("mkfifo", "-m", "0666", gate.toString()).start().waitFor()).isZero();
-        Files.setPosixFilePermissions(gate, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        gate(gate);
         String name = "t" + Long.toHexString(System.nanoTime()) + ".example.com";
         Tool tool = ToolContract.parse(Manifests.text("dig_lookup.clad.toml")).bindCommand(sandbox, Scope.none());
         java.util.concurrent.CompletableFuture<ToolResult> running = java.util.concurrent.CompletableFuture.supplyAsync(
                 () -> call(tool, sandbox, "{\"name\":\"" + name + "\",\"record_type\":\"A\"}"));
         Process responder = null;
         try {
-            long pid = awaitProcess("dig", name);
-            Path netns = Path.of("/proc/" + pid + "/ns/net");
-            assertThat(Files.readSymbolicLink(netns)).as("dig must run in a network namespace of its own")
-                    .isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/net")));
-            Path classes = Path.of(LoopbackDnsResponder.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            responder = new ProcessBuilder("nsenter", "--net=" + netns, "--",
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classes.toString(),
-                    LoopbackDnsResponder.class.getName(), "5300", "192.0.2.53").redirectErrorStream(true).start();
-            java.io.BufferedReader said = new java.io.BufferedReader(
-                    new java.io.InputStreamReader(responder.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            responder = startInTheNetworkNamespaceOf("dig", name, LoopbackDnsResponder.class, "5300", "192.0.2.53");
+            java.io.BufferedReader said = said(responder);
             assertThat(said.readLine()).isEqualTo("ready");
             Files.newOutputStream(gate).close(); // an empty batch: dig goes on to the name it was given
 
@@ -442,6 +433,74 @@ class ToolContractTest {
             assertThat(e.at("/results/raw_output").stringValue())
                     .matches("(?s)" + java.util.regex.Pattern.quote(name) + "\\.\\s+300\\s+IN\\s+A\\s+192\\.0\\.2\\.53\\s*");
             assertThat(lastRecord().summary()).isEqualTo(r.content());
+        } finally {
+            if (responder != null) {
+                responder.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * Starts {@code responder}'s main, by {@code nsenter}, in the network namespace of the sandboxed process
+     * named {@code comm} whose arguments include {@code marker}, after checking that namespace is not the
+     * host's: the responder can then only ever see that process's own loopback.
+     */
+    private static Process startInTheNetworkNamespaceOf(String comm, String marker, Class<?> responder,
+            String... args) throws Exception {
+        long pid = awaitProcess(comm, marker);
+        Path netns = Path.of("/proc/" + pid + "/ns/net");
+        assertThat(Files.readSymbolicLink(netns)).as(comm + " must run in a network namespace of its own")
+                .isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/net")));
+        Path classes = Path.of(responder.getProtectionDomain().getCodeSource().getLocation().toURI());
+        List<String> command = new java.util.ArrayList<>(List.of("nsenter", "--net=" + netns, "--",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classes.toString(),
+                responder.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static java.io.BufferedReader said(Process p) {
+        return new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Makes the FIFO a sandboxed command reads from its workspace before it opens a socket. */
+    private static void gate(Path fifo) throws Exception {
+        assertThat(new ProcessBuilder("mkfifo", "-m", "0666", fifo.toString()).start().waitFor()).isZero();
+        Files.setPosixFilePermissions(fifo, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+    }
+
+    @Test
+    @Tag("isolation")
+    void curlRunsForRealAndGetsItsAnswerFromAProxyOnTheSandboxsOwnLoopback() throws Exception {
+        Manifests.requireBinary("curl");
+        Manifests.requireBinary("nsenter");
+        Manifests.requireBinary("mkfifo");
+        TieredSandbox sandbox = Manifests.bwrap();
+        Path gate = work.resolve("curl.gate");
+        gate(gate);
+        // The manifest's proxy, moved to a port the test's responder takes, and "-K curl.gate": curl reads
+        // that config file before it connects, so it waits until the responder listens.
+        String manifest = Manifests.text("curl_fetch.clad.toml").replace("\"--proxy\", \"http://127.0.0.1:9\"",
+                "\"--proxy\", \"http://127.0.0.1:5380\", \"-K\", \"curl.gate\"");
+        assertThat(manifest).contains("curl.gate");
+        String url = "http://t" + Long.toHexString(System.nanoTime()) + ".example.com/page";
+        Tool tool = ToolContract.parse(manifest).bindCommand(sandbox, Scope.none());
+        java.util.concurrent.CompletableFuture<ToolResult> running = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> call(tool, sandbox, "{\"url\":\"" + url + "\"}"));
+        Process responder = null;
+        try {
+            responder = startInTheNetworkNamespaceOf("curl", url, LoopbackHttpResponder.class, "5380", "hello from loopback");
+            java.io.BufferedReader said = said(responder);
+            assertThat(said.readLine()).isEqualTo("ready");
+            Files.newOutputStream(gate).close(); // an empty config: curl goes on to the URL it was given
+
+            ToolResult r = running.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(said.readLine()).isEqualTo("answered GET " + url + " HTTP/1.1");
+            assertThat(r.status()).as(r.content()).isEqualTo(ToolStatus.OK);
+            JsonNode e = Json.MAPPER.readTree(r.content());
+            assertThat(e.get("status").stringValue()).isEqualTo("success");
+            assertThat(e.at("/results/raw_output").stringValue()).isEqualTo("hello from loopback\n200");
         } finally {
             if (responder != null) {
                 responder.destroyForcibly();
