@@ -75,6 +75,10 @@ final class CallRecorder {
             return cap.problem(call.displayName, Reason.HANDLER_ERROR, "the handler returned null");
         }
         if (output.reason().isPresent()) {
+            if (output.summary().isPresent()) {
+                return cap.problemWithRecordedOutput(call.displayName, output.reason().get(), output.reasonDetail(),
+                        output.summary().get());
+            }
             return cap.problem(call.displayName, output.reason().get(), output.reasonDetail());
         }
         return cap.success(output);

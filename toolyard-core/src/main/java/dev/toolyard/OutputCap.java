@@ -30,6 +30,16 @@ final class OutputCap {
         return new Ending(reason.status(), reason, clipped, content, false, Text.cap(content, maxSummaryBytes).text());
     }
 
+    /**
+     * @return a failure whose handler kept its raw output for the record: the problem text for the model,
+     *     the output, capped as a success's content is, as the record's summary
+     */
+    Ending problemWithRecordedOutput(String toolName, Reason reason, String detail, String recordedOutput) {
+        Ending problem = problem(toolName, reason, detail);
+        return new Ending(problem.status(), reason, problem.detail(), problem.content(), false,
+                Text.cap(recordedOutput, maxContentBytes).text());
+    }
+
     /** @return a success: the handler's content capped, its summary (or the content) capped for the record */
     Ending success(ToolOutput output) {
         String raw = output.content();

@@ -21,7 +21,9 @@ import java.util.Optional;
  * @param arguments the arguments as kept (see above); never {@code null}
  * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
  * @param argumentsRedacted whether the plaintext was withheld
- * @param summary the capped summary of the output, or the refusal text; never {@code null}
+ * @param summary the capped summary of the output, or the refusal text; for a failure whose handler kept
+ *     its output for the record ({@link ToolOutput#failedWithRecordedOutput}), that output, capped at the
+ *     executor's content cap; never {@code null}
  * @param startedAt when the call started, by the context's clock; never {@code null}
  * @param duration how long it took; zero for an interrupted call; never {@code null}
  * @param requestCallId the agent framework's id of the call ({@link ToolCallRequest#callId()}), capped at

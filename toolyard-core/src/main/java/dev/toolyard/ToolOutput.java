@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * What a handler returns: text for the model and an optional shorter summary for the record, or a
- * refusal or failure with a reason (for example {@code file_not_found}). The executor caps both texts.
+ * refusal or failure with a reason (for example {@code file_not_found}); a failure may also carry the
+ * raw output it refused to hand the model, for the record only. The executor caps every text.
  * Immutable. Thread-safe.
  */
 public final class ToolOutput {
@@ -63,6 +64,24 @@ public final class ToolOutput {
         return problem(ToolStatus.FAILED, reason, detail);
     }
 
+    /**
+     * A failure decided by the handler about output it will not hand the model, for example a tool
+     * whose output breaks its declared schema. The model sees only the reason and {@code detail}, as for
+     * {@link #failed}; the call's record keeps {@code recordedOutput} as its summary, capped at the
+     * executor's content cap (the cap a successful output's content gets, 65,536 bytes by default), cut
+     * on a character boundary with the truncation label.
+     *
+     * @param reason a reason whose status is {@link ToolStatus#FAILED}
+     * @param detail what the model may learn about it; never {@code null}
+     * @param recordedOutput the output, for the record only; never {@code null}
+     * @return a failure
+     * @throws IllegalArgumentException if {@code reason} is not a failure
+     */
+    public static ToolOutput failedWithRecordedOutput(Reason reason, String detail, String recordedOutput) {
+        problem(ToolStatus.FAILED, reason, detail); // the same checks as failed()
+        return new ToolOutput("", Objects.requireNonNull(recordedOutput, "recordedOutput"), reason, detail);
+    }
+
     private static ToolOutput problem(ToolStatus expected, Reason reason, String detail) {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(detail, "detail");
@@ -78,7 +97,10 @@ public final class ToolOutput {
         return content;
     }
 
-    /** @return the summary for the record, or empty when the content serves as summary */
+    /**
+     * @return the summary for the record, or empty when the content serves as summary; for a failure, the
+     *     output kept for the record only ({@link #failedWithRecordedOutput}), or empty when none
+     */
     public Optional<String> summary() {
         return Optional.ofNullable(summary);
     }

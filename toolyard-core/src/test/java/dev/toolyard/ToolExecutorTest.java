@@ -275,6 +275,29 @@ class ToolExecutorTest {
         assertThat(failed.reason()).contains(Reason.FILE_NOT_FOUND);
     }
 
+    @Test
+    void aFailureKeepsItsRawOutputInTheRecordUpToTheContentCapAndTheModelSeesOnlyTheReason() {
+        String raw = "{\"count\":\"two\"} " + "é".repeat(2_000); // 4,017 bytes: over the summary cap
+        String longer = "x".repeat(3_000) + "é".repeat(1_000); // 5,000 bytes: over the content cap
+        registry.register(spec("strict").build(), (args, c) -> ToolOutput.failedWithRecordedOutput(
+                Reason.HANDLER_ERROR, "$.count: fails \"type\"", args.string("text").equals("long") ? longer : raw));
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("strict"))
+                .store(store).maxContentBytes(4_096).maxSummaryBytes(256).build();
+        ToolResult r = call(executor, "strict", "{\"text\":\"a\"}");
+        assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
+        assertThat(r.content()).isEqualTo("Tool 'strict' - handler_error: $.count: fails \"type\"")
+                .doesNotContain("two");
+        ToolCallRecord kept = store.records().get(store.records().size() - 1);
+        assertThat(kept.summary()).isEqualTo(raw); // whole: the content cap, not the summary cap, applies
+        r = call(executor, "strict", "{\"text\":\"long\"}");
+        assertThat(r.content()).doesNotContain("xxx");
+        kept = store.records().get(store.records().size() - 1);
+        assertThat(Text.utf8Length(kept.summary())).isLessThanOrEqualTo(4_096);
+        assertThat(kept.summary()).startsWith("xxx").endsWith("[truncated: showing at most 4096 of 5000 bytes]");
+        assertThatThrownBy(() -> ToolOutput.failedWithRecordedOutput(Reason.TOO_LARGE, "d", "raw"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     // --- the ladder ---------------------------------------------------------------------------------
 
     @Test

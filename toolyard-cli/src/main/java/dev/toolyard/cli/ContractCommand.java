@@ -191,6 +191,10 @@ final class ContractCommand implements Runnable {
         @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
         String image = Hosts.DEFAULT_IMAGE;
 
+        @Option(names = "--approve", description = "Approve the call if the contract needs approval (human_approval,"
+                + " or risk_tier high or critical), without asking.")
+        boolean approve;
+
         @Override
         public Integer call() throws Exception {
             ToolContract c = load();
@@ -226,7 +230,8 @@ final class ContractCommand implements Runnable {
                     .build();
             try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
                 ToolExecutor executor = ToolExecutor.builder(registry, sandbox).allowlist(Set.of(c.name()))
-                        .store(records).handlerMode(HandlerMode.HANDOFF).build();
+                        .store(records).handlerMode(HandlerMode.HANDOFF)
+                        .approvalGate(CliApprovalGate.forThisProcess(approve)).build();
                 ToolResult result = executor.execute(ToolCallRequest.of(c.name(), argumentsJson()), context);
                 out().println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(CallCommand.toJson(result)));
                 return result.status() == ToolStatus.OK ? 0 : 1;

@@ -82,12 +82,7 @@ class ContractCommandTest {
 
     @Test
     void runGoesThroughTheExecutorOnTheSandboxAndIsRecorded() throws Exception {
-        TieredSandbox probe = TieredSandbox.builder().containerImage(Hosts.DEFAULT_IMAGE).build();
-        boolean tier = probe.isolationTier() != IsolationTier.UNAVAILABLE;
-        if (!tier && "true".equals(System.getenv("CI"))) {
-            org.assertj.core.api.Assertions.fail("no isolation tier on this host (CI=true; see .ci/setup-sandbox.sh)");
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(tier, "no isolation tier on this host: " + probe.report().describe());
+        requireTier();
         Path ws = Files.createDirectories(tmp.resolve("ws"));
         Path store = tmp.resolve("records.db");
         Run r = run("contract", "run", manifest("echo_json.clad.toml"), "--arg", "word=hello", "--arg", "count=3",
@@ -97,6 +92,36 @@ class ContractCommandTest {
         assertThat(content.get("results").toString()).isEqualTo("{\"word\":\"hello\",\"count\":3}");
         Run records = run("records", "--store", store.toString(), "--json");
         assertThat(records.out()).contains("\"toolName\":\"echo_json\"");
+    }
+
+    @Test
+    void aContractNeedingApprovalIsDeniedWithoutATerminalOrApproveAndRunsWithApprove() throws Exception {
+        requireTier();
+        // The test JVM's stdin is a pipe, so System.console() is null: the non-interactive path.
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("records.db");
+        Path manifest = tmp.resolve("echo_json_approved.clad.toml");
+        Files.writeString(manifest, Files.readString(Path.of(manifest("echo_json.clad.toml")))
+                .replace("timeout_seconds = 10", "timeout_seconds = 10\nhuman_approval = true"));
+        Run denied = run("contract", "run", manifest.toString(), "--arg", "word=hello", "--workspace", ws.toString(),
+                "--store", store.toString());
+        assertThat(denied.exit()).isEqualTo(1);
+        assertThat(denied.out()).contains("\"reason\" : \"approval_denied\"").contains("no terminal to ask");
+        Run approved = run("contract", "run", manifest.toString(), "--arg", "word=hello", "--workspace", ws.toString(),
+                "--store", store.toString(), "--approve");
+        assertThat(approved.exit()).as(approved.out() + approved.err()).isZero();
+        Run records = run("records", "--store", store.toString(), "--json");
+        assertThat(records.out()).containsPattern("\"reason\" ?: ?\"approval_denied\"")
+                .containsPattern("\"approver\" ?: ?\"cli --approve \\(.+\\)\"");
+    }
+
+    private static void requireTier() {
+        TieredSandbox probe = TieredSandbox.builder().containerImage(Hosts.DEFAULT_IMAGE).build();
+        boolean tier = probe.isolationTier() != IsolationTier.UNAVAILABLE;
+        if (!tier && "true".equals(System.getenv("CI"))) {
+            org.assertj.core.api.Assertions.fail("no isolation tier on this host (CI=true; see .ci/setup-sandbox.sh)");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(tier, "no isolation tier on this host: " + probe.report().describe());
     }
 
     @Test

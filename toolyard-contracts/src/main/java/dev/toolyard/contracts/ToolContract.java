@@ -91,6 +91,9 @@ public final class ToolContract {
                             : RiskClass.WRITE)
                     .egress(m.http() != null ? EgressClass.ALLOWLISTED : EgressClass.NONE)
                     .requiresIsolation(m.command() != null)
+                    // ToolClad's default gate denies these unless approved: here the executor's approval gate asks
+                    .requiresApproval(m.tool().humanApproval() || m.tool().riskTier().equals("high")
+                            || m.tool().riskTier().equals("critical"))
                     .build();
         } catch (InvalidToolSpecException e) {
             throw new ContractException(fileName + ": the generated tool spec is invalid: " + e.getMessage());

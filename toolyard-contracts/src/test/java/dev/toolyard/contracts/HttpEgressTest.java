@@ -6,6 +6,7 @@ import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathContainment;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.Tool;
+import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
@@ -15,11 +16,11 @@ import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.FetchLimits;
 import dev.toolyard.builtins.Resolver;
 import dev.toolyard.internal.Json;
+import dev.toolyard.internal.Text;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
@@ -126,7 +127,7 @@ class HttpEgressTest {
         assertThat(e.get("command").stringValue()).isEqualTo("GET " + template);
         assertThat(e.get("http_status").intValue()).isEqualTo(200);
         assertThat(e.get("results").toString()).isEqualTo("{\"hits\":[1,2]}");
-        assertThat(e.get("output_hash").stringValue()).startsWith("sha256:");
+        assertThat(e.get("output_hash").stringValue()).isEqualTo("sha256:" + Text.sha256("{\"hits\":[1,2]}"));
     }
 
     @Test
@@ -166,7 +167,11 @@ class HttpEgressTest {
         ToolResult r = call(manifest("GET", url("/s?q={q}"), ""), "{\"q\":\"x\"}");
         assertThat(r.status()).isEqualTo(ToolStatus.FAILED);
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
-        assertThat(r.reasonDetail()).startsWith("$: fails \"required\"").contains("{\\\"nope\\\":1}");
+        assertThat(r.reasonDetail()).startsWith("$: fails \"required\"").contains("raw output sha256:")
+                .doesNotContain("nope");
+        assertThat(r.content()).doesNotContain("nope");
+        List<ToolCallRecord> records = store.records();
+        assertThat(records.get(records.size() - 1).summary()).isEqualTo("{\"nope\":1}");
     }
 
     @Test
@@ -186,6 +191,15 @@ class HttpEgressTest {
         Tool tool = ToolContract.parse(manifest("GET", url("/?q={q}"), "")).bindHttp(HttpEgress.of(List.of(), resolver,
                 FetchLimits.defaults(), sockets), Scope.none());
         assertThat(tool.spec().egress()).isEqualTo(dev.toolyard.EgressClass.ALLOWLISTED);
-        assertThat(Map.of()).isEmpty();
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(tool);
+        ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("search_api"))
+                .store(store).build();
+        // the context's default ceiling is NONE: no request is sent, not even built
+        ToolResult r = executor.execute(ToolCallRequest.of("search_api", "{\"q\":\"x\"}"),
+                ToolContext.of("inv", SandboxPaths.of(work)));
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("egress_not_permitted");
+        assertThat(sockets.attempts()).isEmpty();
+        assertThat(server.getRequestCount()).isZero();
     }
 }

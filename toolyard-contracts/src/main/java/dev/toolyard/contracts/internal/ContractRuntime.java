@@ -39,7 +39,6 @@ public final class ContractRuntime {
     public static final Map<String, String> ENV = Map.of("PATH", "/usr/local/bin:/usr/bin:/bin");
     private static final Duration SANDBOX_MARGIN = Duration.ofSeconds(1);
     private static final int STDERR_CHARS = 4096;
-    private static final int RAW_HEAD_CHARS = 480;
 
     private final Manifest manifest;
     private final ScopeRules scope;
@@ -262,10 +261,13 @@ public final class ContractRuntime {
         return ToolOutput.of(text);
     }
 
+    /**
+     * The model learns where the output broke its contract, never the output itself (it is not the valid
+     * result the contract promises); the record keeps the raw output whole, up to the executor's content cap.
+     */
     private static ToolOutput resultInvalid(String violation, String hash, String raw) {
-        return ToolOutput.failed(Reasons.RESULT_INVALID, violation + "; raw output " + hash + ", "
-                + Text.utf8Length(raw) + " bytes, begins: " + Json.MAPPER.getNodeFactory().stringNode(
-                Text.clip(raw, RAW_HEAD_CHARS)).toString());
+        return ToolOutput.failedWithRecordedOutput(Reasons.RESULT_INVALID, violation + "; raw output " + hash + ", "
+                + Text.utf8Length(raw) + " bytes, kept in the call record", raw);
     }
 
     /** How a value is written into an HTTP template. */

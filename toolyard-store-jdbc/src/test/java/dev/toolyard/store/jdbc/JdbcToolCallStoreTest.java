@@ -563,6 +563,29 @@ class JdbcToolCallStoreTest {
         }
 
         @Test
+        void aFailedCallsOutputKeptForTheRecordReadsBackWholeUpToTheContentCap(@TempDir Path workspace) {
+            JdbcToolCallStore store = open();
+            // 65,530 bytes with text no database column holds as it is: within the default 65,536-byte cap
+            String raw = "{\"count\":\"two\"}\u0000\ud800 caf\u00e9 " + "\uD83D\uDE00".repeat(16_373);
+            ToolRegistry registry = new ToolRegistry();
+            registry.register(ToolSpec.builder("strict").description("Fails its own output check.")
+                    .argsSchema("{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}")
+                    .riskClass(RiskClass.READ_ONLY).egress(EgressClass.NONE).build(),
+                    (args, ctx) -> ToolOutput.failedWithRecordedOutput(Reason.HANDLER_ERROR, "$.count: fails", raw));
+            ToolExecutor executor = ToolExecutor.builder(registry, new PathContainment()).allowlist(Set.of("strict"))
+                    .store(store).build();
+
+            ToolResult r = executor.execute(ToolCallRequest.of("strict", "{}"),
+                    ToolContext.of("inv-raw", SandboxPaths.of(workspace)));
+
+            assertThat(r.content()).isEqualTo("Tool 'strict' - handler_error: $.count: fails");
+            ToolCallRecord kept = track(JdbcToolCallStore.of(database())).byCallId(r.callId()).orElseThrow();
+            assertThat(kept.status()).isEqualTo(ToolStatus.FAILED);
+            assertThat(kept.reasonDetail()).isEqualTo("$.count: fails");
+            assertThat(kept.summary()).isEqualTo(raw);
+        }
+
+        @Test
         void findSelectsByEveryCriterionTogetherAndKeepsTheNewestWithinTheLimit() {
             JdbcToolCallStore store = open();
             List<ToolCallRecord> all = new ArrayList<>();
