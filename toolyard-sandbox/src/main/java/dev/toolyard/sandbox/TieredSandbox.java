@@ -337,9 +337,12 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         }
         byte[] filter = SeccompFilter.warmCommands().bpfProgramForHost();
         WarmPool pool = new WarmPool(rung, bin.path().get(), filter, warmPolicy);
-        return new WarmState(Optional.of(pool), "on, " + rung.name() + ": " + warmPolicy.perWorkspace()
-                + " idle per workspace, at most " + warmPolicy.maxTotal() + " in all, idle ones ended after "
-                + warmPolicy.idleTimeout().toSeconds() + " s; supervisor " + bin.path().get());
+        return new WarmState(Optional.of(pool), warmOn(rung) + "; supervisor " + bin.path().get());
+    }
+
+    private String warmOn(Rung rung) {
+        return "on, " + rung.name() + ": " + warmPolicy.perWorkspace() + " idle per workspace, at most "
+                + warmPolicy.maxTotal() + " in all, idle ones ended after " + warmPolicy.idleTimeout().toSeconds() + " s";
     }
 
     private Probed probe() {
@@ -384,9 +387,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         String warmMode = !warm ? "off (the default; TieredSandbox.builder().warm(true) turns it on)"
                 : climb.rung().isEmpty() ? "asked for, but no tier is available"
                 : climb.rung().get().warmUnavailable().map(why -> "asked for, but unavailable on "
-                        + climb.rung().get().name() + ": " + why).orElse("on, " + climb.rung().get().name() + ": "
-                        + warmPolicy.perWorkspace() + " idle per workspace, at most " + warmPolicy.maxTotal()
-                        + " in all, idle ones ended after " + warmPolicy.idleTimeout().toSeconds() + " s");
+                        + climb.rung().get().name() + ": " + why).orElse(warmOn(climb.rung().get()));
         IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
                 climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
                 climb.rung().map(Rung::enforcement).orElse(Map.of()), startAt, warmMode, warmByRung);

@@ -111,15 +111,7 @@ public final class BwrapRung implements Rung {
     }
 
     private SandboxIds.Lease lease(BindSet binds, Duration timeout) {
-        Optional<SandboxIds.Lease> taken;
-        try {
-            taken = ids.get().acquireHandedOver(binds.writeRoot(), saturatedNanos(timeout));
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
-        }
-        return taken.orElseThrow(() -> new UncheckedIOException(new IOException(
-                "no sandbox uid was free within the timeout: more than " + ids.get().count()
-                        + " runs at once (" + ids.get() + ")")));
+        return ids.get().acquireHandedOverOrThrow(binds.writeRoot(), saturatedNanos(timeout));
     }
 
     static long saturatedNanos(Duration d) {

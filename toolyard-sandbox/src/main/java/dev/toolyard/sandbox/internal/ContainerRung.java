@@ -82,18 +82,8 @@ public final class ContainerRung implements Rung {
 
     @Override
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
-        Optional<SandboxIds.Lease> lease = Optional.empty();
-        if (ids.isPresent()) {
-            Optional<SandboxIds.Lease> taken;
-            try {
-                taken = ids.get().acquireHandedOver(binds.writeRoot(), BwrapRung.saturatedNanos(timeout));
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
-            }
-            lease = Optional.of(taken.orElseThrow(() -> new UncheckedIOException(new IOException(
-                    "no sandbox uid was free within the timeout: more than " + ids.get().count()
-                            + " runs at once (" + ids.get() + ")"))));
-        }
+        Optional<SandboxIds.Lease> lease = ids.map(i -> i.acquireHandedOverOrThrow(binds.writeRoot(),
+                BwrapRung.saturatedNanos(timeout)));
         String name = "toolyard-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,
                 new ContainerCommand.Run(lease, seccompProfile));
@@ -114,14 +104,7 @@ public final class ContainerRung implements Rung {
         if (warmUnavailable().isPresent()) {
             throw new IllegalStateException(warmUnavailable().get());
         }
-        SandboxIds.Lease lease;
-        try {
-            lease = ids.get().acquireHandedOver(binds.writeRoot(), BwrapRung.saturatedNanos(timeout)).orElseThrow(() ->
-                    new UncheckedIOException(new IOException("no sandbox uid was free within the timeout: more than "
-                            + ids.get().count() + " runs at once (" + ids.get() + ")")));
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
-        }
+        SandboxIds.Lease lease = ids.get().acquireHandedOverOrThrow(binds.writeRoot(), BwrapRung.saturatedNanos(timeout));
         String name = "toolyard-warm-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         List<String> argv;
         try {

@@ -157,6 +157,22 @@ public final class SandboxIds {
         }
     }
 
+    /**
+     * As {@link #acquireHandedOver}, for a rung about to start a run.
+     *
+     * @throws java.io.UncheckedIOException if the hand-over failed, or no pair was free within {@code waitNanos}
+     */
+    public Lease acquireHandedOverOrThrow(Path writeRoot, long waitNanos) {
+        Optional<Lease> taken;
+        try {
+            taken = acquireHandedOver(writeRoot, waitNanos);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("could not hand the write root over to the sandbox uid", e);
+        }
+        return taken.orElseThrow(() -> new java.io.UncheckedIOException(new IOException(
+                "no sandbox uid was free within the timeout: more than " + count() + " runs at once (" + this + ")")));
+    }
+
     private record Taken(Shared shared, boolean fresh) {}
 
     private Optional<Taken> take(Path writeRoot, long waitNanos) {

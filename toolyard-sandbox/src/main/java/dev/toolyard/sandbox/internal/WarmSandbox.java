@@ -13,7 +13,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.Charset;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -51,8 +50,6 @@ public final class WarmSandbox {
     private final Rung.WarmLaunch launch;
     private final Process client;
     private final OutputStream toSupervisor;
-    private final long startedNanos;
-    private volatile Duration startTime = Duration.ZERO;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final StringBuilder stderrTail = new StringBuilder();
     private volatile Command current;
@@ -61,11 +58,10 @@ public final class WarmSandbox {
     private volatile long idleSinceNanos;
     private boolean killed; // guarded by this
 
-    private WarmSandbox(Rung.WarmLaunch launch, Process client, long startedNanos) {
+    private WarmSandbox(Rung.WarmLaunch launch, Process client) {
         this.launch = launch;
         this.client = client;
         this.toSupervisor = new BufferedOutputStream(client.getOutputStream(), 8192);
-        this.startedNanos = startedNanos;
         Thread frames = new Thread(this::readFrames, "toolyard-warm-frames-" + THREADS.incrementAndGet());
         frames.setDaemon(true);
         frames.start();
@@ -100,7 +96,7 @@ public final class WarmSandbox {
             Thread.currentThread().interrupt();
             throw new UncheckedIOException(new IOException("interrupted while starting a warm sandbox"));
         }
-        WarmSandbox w = new WarmSandbox(launch, client, start);
+        WarmSandbox w = new WarmSandbox(launch, client);
         try {
             w.sendFilter(extraFilter);
             w.ready.get(Math.max(1, startTimeout.toMillis() - Duration.ofNanos(System.nanoTime() - start).toMillis()),
@@ -115,7 +111,6 @@ public final class WarmSandbox {
             throw new UncheckedIOException(new IOException("interrupted while starting a warm sandbox"));
         }
         w.idleSinceNanos = System.nanoTime();
-        w.startTime = Duration.ofNanos(w.idleSinceNanos - start);
         return w;
     }
 
@@ -126,16 +121,6 @@ public final class WarmSandbox {
             pb.environment().putAll(launch.environment());
             return pb.start();
         };
-    }
-
-    /** @return how long the start took, spawn to ready */
-    public Duration startTime() {
-        return startTime;
-    }
-
-    /** @return when it was started, by {@link System#nanoTime()} */
-    public long startedNanos() {
-        return startedNanos;
     }
 
     /** @return since when it has been idle, by {@link System#nanoTime()} */
@@ -512,18 +497,5 @@ public final class WarmSandbox {
         synchronized Text.Capped text() {
             return OutputCapture.render(kept, size, received, cap);
         }
-    }
-
-    /** @return the pids of the sandbox's client and its descendants, for tests */
-    List<Long> processTree() {
-        List<Long> pids = new ArrayList<>();
-        pids.add(client.pid());
-        client.descendants().forEach(p -> pids.add(p.pid()));
-        return pids;
-    }
-
-    /** @return the client process, for tests */
-    Process client() {
-        return client;
     }
 }
