@@ -199,7 +199,9 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
      *     being root) the write root is owned by a user other than root or a sandbox uid
      * @throws NullPointerException if argv, workspace or timeout is {@code null}
      * @throws UncheckedIOException if the sandbox cannot be started (the host changed since the probe),
-     *     or no sandbox uid was released within {@code timeout} ({@code sandboxIdCount} runs under way)
+     *     or no sandbox uid was released within {@code timeout} ({@code sandboxIdCount} runs under way),
+     *     or, in warm mode, the warm sandbox's supervisor ended after it had started the command (the
+     *     command is not run again)
      */
     @Override
     public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout, Map<String, String> env) {
@@ -386,7 +388,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         }
         String warmMode = !warm ? "off (the default; TieredSandbox.builder().warm(true) turns it on)"
                 : climb.rung().isEmpty() ? "asked for, but no tier is available"
-                : climb.rung().get().warmUnavailable().map(why -> "asked for, but unavailable on "
+                : climb.rung().get().warmUnavailable().or(WarmBinary::missing).map(why -> "asked for, but unavailable on "
                         + climb.rung().get().name() + ": " + why).orElse(warmOn(climb.rung().get()));
         IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
                 climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),

@@ -89,11 +89,16 @@ class WarmModeTest {
         return pids;
     }
 
-    private static void awaitNone(List<Long> ignored, String token) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!Hosts.processesMentioning(token).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
+    /** Waits, at most {@code seconds}, until {@code done} holds; the assertion after it says whether it did. */
+    static void await(int seconds, java.util.function.BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
         }
+    }
+
+    private static void awaitNone(String token) throws InterruptedException {
+        await(20, () -> Hosts.processesMentioning(token).isEmpty());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -200,10 +205,7 @@ class WarmModeTest {
         List<Long> supervisors = supervisorsOf(work.toRealPath());
         assertThat(supervisors).hasSize(1);
         ProcessHandle.of(supervisors.get(0)).ifPresent(ProcessHandle::destroyForcibly);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (ProcessHandle.of(supervisors.get(0)).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        await(10, () -> !ProcessHandle.of(supervisors.get(0)).map(ProcessHandle::isAlive).orElse(false));
         SubprocessResult r = sh(s, work, "id -u; cat /proc/1/cmdline | tr '\\0' ' '");
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout().lines().findFirst().orElseThrow()).isNotEqualTo("0");
@@ -250,13 +252,10 @@ class WarmModeTest {
             assertThat(s.warmCounts()[0]).as("warm sandboxes alive").isLessThanOrEqualTo(2);
         }
         assertThat(starts(s)).isEqualTo(3);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (s.warmCounts()[0] > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+        await(10, () -> s.warmCounts()[0] == 0);
         assertThat(s.warmCounts()[0]).as("alive after the idle timeout").isZero();
         for (Path p : List.of(a, b, c)) {
-            awaitNone(List.of(), p.toRealPath().toString());
+            awaitNone(p.toRealPath().toString());
             assertThat(supervisorsOf(p.toRealPath())).isEmpty();
         }
     }
@@ -266,15 +265,12 @@ class WarmModeTest {
         TieredSandbox s = warm(IsolationTier.BWRAP);
         Path work = workspace("work");
         s.warmUp(SandboxPaths.of(work));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (s.warmCounts()[1] < 1 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await(10, () -> s.warmCounts()[1] >= 1);
         assertThat(s.warmCounts()[1]).as("idle, warmed up ahead").isEqualTo(1);
         assertThat(sh(s, work, "echo warm").stdout()).isEqualTo("warm\n");
         assertThat(starts(s)).isEqualTo(1);
         s.close();
-        awaitNone(List.of(), work.toRealPath().toString());
+        awaitNone(work.toRealPath().toString());
         assertThat(Hosts.processesMentioning(work.toRealPath().toString())).isEmpty();
         SubprocessResult cold = sh(s, work, "cat /proc/1/cmdline | tr '\\0' ' '");
         assertThat(cold.stdout()).doesNotContain("toolyard-warm").contains("/bin/sh");
@@ -295,10 +291,7 @@ class WarmModeTest {
                 .redirectOutput(tmp.resolve("child.txt").toFile())
                 .start();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.exists(busy.resolve("started")) && child.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            await(60, () -> Files.exists(busy.resolve("started")) || !child.isAlive());
             assertThat(busy.resolve("started")).as(Files.readString(tmp.resolve("child.txt"))).exists();
             assertThat(supervisorsOf(busy)).hasSize(1);
             assertThat(supervisorsOf(idle)).hasSize(1);
@@ -307,11 +300,8 @@ class WarmModeTest {
             child.destroyForcibly();
             child.waitFor(10, TimeUnit.SECONDS);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline && !(supervisorsOf(busy).isEmpty() && supervisorsOf(idle).isEmpty()
-                && Hosts.processesMentioning("sleep\0" + token).isEmpty())) {
-            Thread.sleep(50);
-        }
+        await(20, () -> supervisorsOf(busy).isEmpty() && supervisorsOf(idle).isEmpty()
+                && Hosts.processesMentioning("sleep\0" + token).isEmpty());
         assertThat(supervisorsOf(busy)).as("the busy sandbox's supervisor").isEmpty();
         assertThat(supervisorsOf(idle)).as("the idle sandbox's supervisor").isEmpty();
         assertThat(Hosts.processesMentioning("sleep\0" + token)).as("the command").isEmpty();

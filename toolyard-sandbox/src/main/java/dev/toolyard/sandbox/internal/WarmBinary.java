@@ -24,6 +24,17 @@ public final class WarmBinary {
         return "warm/" + (os.contains("linux") ? "linux" : os.replace(' ', '-')) + "-" + arch + "/toolyard-warm";
     }
 
+    /** @return why this jar carries no supervisor for this platform; empty when it carries one */
+    public static Optional<String> missing() {
+        return WarmBinary.class.getResource(resource()) != null ? Optional.empty() : Optional.of(whyNot());
+    }
+
+    private static String whyNot() {
+        return "this build of toolyard-sandbox carries no warm supervisor for " + System.getProperty("os.name") + "/"
+                + System.getProperty("os.arch") + " (it is compiled, with gcc, for the architecture the module was built on); "
+                + "runs are cold";
+    }
+
     /**
      * Writes the supervisor into {@code dir} (this process's own, {@code 0700}), {@code 0755}.
      *
@@ -34,9 +45,7 @@ public final class WarmBinary {
         String name = resource();
         try (InputStream in = WarmBinary.class.getResourceAsStream(name)) {
             if (in == null) {
-                return new Result(Optional.empty(), "this build of toolyard-sandbox carries no warm supervisor for "
-                        + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
-                        + " (it is compiled, with gcc, for the architecture the module was built on); runs are cold");
+                return new Result(Optional.empty(), whyNot());
             }
             Path target = dir.resolve("toolyard-warm");
             Path tmp = Files.createTempFile(dir, "toolyard-warm-", ".tmp",

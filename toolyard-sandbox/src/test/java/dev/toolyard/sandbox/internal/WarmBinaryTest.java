@@ -18,6 +18,7 @@ class WarmBinaryTest {
     void theJarCarriesTheSupervisorForThisPlatformAndItIsInstalledExecutableByAllWritableByNone() throws Exception {
         WarmBinary.Result r = WarmBinary.install(dir);
 
+        assertThat(WarmBinary.missing()).isEmpty();
         assertThat(r.whyNot()).isEmpty();
         Path bin = r.path().orElseThrow();
         assertThat(bin).isEqualTo(dir.resolve("toolyard-warm"));

@@ -65,6 +65,14 @@ class WarmPoolTest {
         return BindSet.of(SandboxPaths.of(Files.createDirectories(tmp.resolve(name)).toRealPath()), false);
     }
 
+    /** Waits, at most 10 s, until {@code done} holds; the assertion after it says whether it did. */
+    private static void await(java.util.function.BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
     private static List<String> sh(String script) {
         return List.of("/bin/sh", "-c", script);
     }
@@ -77,10 +85,7 @@ class WarmPoolTest {
         Path started = a.writeRoot().resolve("started");
         CompletableFuture<Optional<Supervisor.Outcome>> busy = CompletableFuture.supplyAsync(() ->
                 p.run(a, sh("echo > started; sleep 1; echo done"), Map.of(), TIMEOUT, 4096));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!Files.exists(started) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await(() -> Files.exists(started));
 
         assertThat(p.run(b, sh("echo b"), Map.of(), TIMEOUT, 4096)).as("no room for a second sandbox").isEmpty();
         assertThat(busy.get(20, TimeUnit.SECONDS).orElseThrow().stdout().text()).isEqualTo("done\n");
@@ -110,10 +115,7 @@ class WarmPoolTest {
             assertThat(r.get(20, TimeUnit.SECONDS)).isPresent();
         }
         assertThat(p.starts()).isEqualTo(2);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (p.live() > 1 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await(() -> p.live() <= 1);
         assertThat(p.live()).isEqualTo(1);
         assertThat(p.idleCount()).isEqualTo(1);
     }
@@ -124,10 +126,7 @@ class WarmPoolTest {
         BindSet a = workspace("a");
         p.warmUp(a);
         p.warmUp(a); // already on its way: no more than two
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (p.idleCount() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        await(() -> p.idleCount() >= 2);
         assertThat(p.idleCount()).isEqualTo(2);
         assertThat(p.starts()).isEqualTo(2);
 
