@@ -215,6 +215,47 @@ class WarmModeTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aSupervisorLostAfterItStartedTheCommandRaisesAndTheCommandIsNeverRunTwice(IsolationTier tier) throws Exception {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        assertThat(sh(s, work, "true").exitCode()).isZero();
+        List<Long> supervisors = supervisorsOf(work.toRealPath());
+        assertThat(supervisors).hasSize(1);
+        Thread killer = new Thread(() -> {
+            try {
+                await(20, () -> Files.exists(work.resolve("started")));
+                ProcessHandle.of(supervisors.get(0)).ifPresent(ProcessHandle::destroyForcibly);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        killer.start();
+
+        assertThatThrownBy(() -> sh(s, work, "echo run >> runs; echo > started; exec sleep 30"))
+                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("ended while the command ran");
+        killer.join();
+        assertThat(Files.readString(work.resolve("runs"))).as("the command ran once").isEqualTo("run\n");
+        assertThat(sh(s, work, "echo after").stdout()).as("the next command gets a fresh sandbox").isEqualTo("after\n");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aCommandThatCannotBeFoundOrRunExitsWith127Or126AsEnvWouldAndTheSandboxStaysWarm(IsolationTier tier)
+            throws IOException {
+        TieredSandbox s = warm(tier);
+        Path work = workspace("work");
+        SubprocessResult missing = s.runIsolated(List.of("no-such-command-here"), SandboxPaths.of(work), TIMEOUT,
+                Map.of("PATH", "/usr/bin:/bin"));
+        SubprocessResult notExecutable = s.runIsolated(List.of("/etc/passwd"), SandboxPaths.of(work), TIMEOUT, null);
+
+        assertThat(missing.exitCode()).isEqualTo(127);
+        assertThat(missing.stderr()).contains("no-such-command-here");
+        assertThat(notExecutable.exitCode()).isEqualTo(126);
+        assertThat(starts(s)).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void differentWorkspacesNeverShareASandbox(IsolationTier tier) throws IOException {
         TieredSandbox s = warm(tier);
         Path a = workspace("a");
