@@ -8,7 +8,6 @@ import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.NoRouteToHostException;
-import java.net.Proxy;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.HashMap;
@@ -20,8 +19,6 @@ import java.util.concurrent.TimeUnit;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLException;
 import okhttp3.Call;
-import okhttp3.ConnectionPool;
-import okhttp3.CookieJar;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -53,21 +50,7 @@ public final class EgressClient {
     private EgressClient(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory) {
         this.check = new EgressCheck(allowlist, resolver);
         this.limits = limits;
-        this.client = new OkHttpClient.Builder()
-                .proxy(Proxy.NO_PROXY)
-                .dns(PinnedDns.REFUSE_ALL)
-                .socketFactory(socketFactory)
-                .followRedirects(false)
-                .followSslRedirects(false)
-                .retryOnConnectionFailure(false)
-                .cookieJar(CookieJar.NO_COOKIES)
-                .cache(null)
-                .connectionPool(new ConnectionPool(5, 1, TimeUnit.MINUTES))
-                .connectTimeout(limits.connectTimeout())
-                .readTimeout(limits.readTimeout())
-                .writeTimeout(limits.readTimeout())
-                .callTimeout(limits.callTimeout())
-                .build();
+        this.client = HttpFetch.client(limits, socketFactory, null);
     }
 
     /**

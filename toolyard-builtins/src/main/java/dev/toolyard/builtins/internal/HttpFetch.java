@@ -89,11 +89,23 @@ public final class HttpFetch implements ToolHandler {
             TestTrust testTrust) {
         this.check = new EgressCheck(allowlist, resolver);
         this.limits = limits;
+        this.client = client(limits, socketFactory, testTrust);
+    }
+
+    /**
+     * The one client configuration every egress request uses ({@code http_fetch} and
+     * {@link EgressClient}): no proxy, no resolver of its own (each request pins the checked answers),
+     * every socket from {@code socketFactory}, no redirect followed, no retry, no cookies, no cache,
+     * and the limits' timeouts.
+     *
+     * @param testTrust a test's trust instead of the JVM's default CAs; {@code null} for the default
+     */
+    static OkHttpClient client(FetchLimits limits, SocketFactory socketFactory, TestTrust testTrust) {
         OkHttpClient.Builder builder = new OkHttpClient.Builder();
         if (testTrust != null) {
             builder.sslSocketFactory(testTrust.sslSocketFactory(), testTrust.trustManager());
         }
-        this.client = builder
+        return builder
                 .proxy(Proxy.NO_PROXY)
                 .dns(PinnedDns.REFUSE_ALL)
                 .socketFactory(socketFactory)
