@@ -90,11 +90,14 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
     private static final int NOBODY = 65534;
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}");
+    /** A plain name (no slash, not a dot-dot), or an absolute path without {@code ..} segments. */
+    private static final Pattern RUNTIME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._+-]{0,127}|(/(?!\\.\\.?(/|$))[A-Za-z0-9._+-]+)+");
 
     private final PathContainment paths = new PathContainment();
     private final ResourceLimits limits;
     private final Function<String, Optional<Path>> which;
     private final String containerImage;
+    private final String ociRuntime;
     private final int outputCapBytes;
     private final SandboxIds ids;
     private final BooleanSupplier root;
@@ -118,6 +121,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         this.limits = b.limits;
         this.which = b.which;
         this.containerImage = b.containerImage;
+        this.ociRuntime = b.ociRuntime;
         this.outputCapBytes = b.outputCapBytes;
         this.ids = new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount);
         this.root = b.root;
@@ -371,8 +375,8 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         boolean asRoot = root.getAsBoolean();
         Ladder.Host host = new Ladder.Host(asRoot, ids, files());
         Ladder.Climb climb = survey
-                ? Ladder.survey(which, limits, containerImage, clientEnv, host, startAt)
-                : Ladder.climb(which, limits, containerImage, clientEnv, host, startAt);
+                ? Ladder.survey(which, limits, containerImage, ociRuntime, clientEnv, host, startAt)
+                : Ladder.climb(which, limits, containerImage, ociRuntime, clientEnv, host, startAt);
         List<IsolationReport.Rung> rungs = new ArrayList<>();
         for (Ladder.Step s : climb.steps()) {
             rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why(), s.canaryTimes(), s.canaryArgv(),
@@ -550,6 +554,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         private ResourceLimits limits = ResourceLimits.defaults();
         private Function<String, Optional<Path>> which = Which.processPath();
         private String containerImage;
+        private String ociRuntime = Ladder.DEFAULT_OCI_RUNTIME;
         private int outputCapBytes = DEFAULT_OUTPUT_CAP_BYTES;
         private int sandboxUid = DEFAULT_SANDBOX_UID;
         private int sandboxGid = DEFAULT_SANDBOX_UID;
@@ -701,6 +706,29 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
          */
         public Builder containerImage(String image) {
             this.containerImage = image;
+            return this;
+        }
+
+        /**
+         * The OCI runtime podman runs the container rung's containers with ({@code podman --runtime}).
+         * It is always named, never left to the engine: podman's default is crun where crun is
+         * installed, and crun cannot start a container on a hybrid cgroup layout. A runtime that
+         * cannot start containers fails the rung's canary, so the ladder moves on and the report says
+         * why. Docker uses its daemon's runtime.
+         *
+         * @param runtime a name looked up with {@link #which(Function)}, or an absolute path; default
+         *     {@code runc}
+         * @return this builder
+         * @throws NullPointerException if {@code runtime} is {@code null}
+         * @throws IllegalArgumentException if {@code runtime} is neither a plain name nor an absolute path
+         */
+        public Builder containerRuntime(String runtime) {
+            Objects.requireNonNull(runtime, "containerRuntime");
+            if (!RUNTIME.matcher(runtime).matches()) {
+                throw new IllegalArgumentException("containerRuntime must be a plain executable name or an absolute path "
+                        + "of letters, digits and ._/+-, got \"" + runtime + "\"");
+            }
+            this.ociRuntime = runtime;
             return this;
         }
 

@@ -44,6 +44,8 @@ public final class Ladder {
     private static final Duration SURVEY_CONTAINER_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration SURVEY_BWRAP_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration GRACE = Duration.ofSeconds(5);
+    /** The OCI runtime podman is told to use unless the application names another. */
+    public static final String DEFAULT_OCI_RUNTIME = "runc";
     private static final int CANARY_CAP = 4096;
     private static final int WHY_CHARS = 300;
     private static final List<String> ORDER = List.of("podman", "docker", "bwrap");
@@ -142,7 +144,18 @@ public final class Ladder {
      */
     public static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
             Map<String, String> clientEnv, Host host, IsolationTier start) {
-        return climb(which, limits, image, clientEnv, host, start, Mode.LADDER);
+        return climb(which, limits, image, DEFAULT_OCI_RUNTIME, clientEnv, host, start, Mode.LADDER);
+    }
+
+    /**
+     * As {@link #climb(Function, ResourceLimits, String, Map, Host, IsolationTier)}, with the OCI
+     * runtime podman is told to use.
+     *
+     * @param ociRuntime a name {@code which} looks up, or an absolute path
+     */
+    public static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
+            String ociRuntime, Map<String, String> clientEnv, Host host, IsolationTier start) {
+        return climb(which, limits, image, ociRuntime, clientEnv, host, start, Mode.LADDER);
     }
 
     /**
@@ -155,11 +168,11 @@ public final class Ladder {
      * @throws IllegalArgumentException if {@code start} is {@link IsolationTier#UNAVAILABLE}
      */
     public static Climb survey(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
-            Map<String, String> clientEnv, Host host, IsolationTier start) {
-        return climb(which, limits, image, clientEnv, host, start, Mode.SURVEY);
+            String ociRuntime, Map<String, String> clientEnv, Host host, IsolationTier start) {
+        return climb(which, limits, image, ociRuntime, clientEnv, host, start, Mode.SURVEY);
     }
 
-    static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
+    static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image, String ociRuntime,
             Map<String, String> clientEnv, Host host, IsolationTier start, Mode mode) {
         if (start == IsolationTier.UNAVAILABLE) {
             throw new IllegalArgumentException("the ladder starts at container or bwrap, never below bubblewrap");
@@ -178,7 +191,7 @@ public final class Ladder {
                 ContainerCommand.Engine engine = name.equals("podman") ? ContainerCommand.Engine.PODMAN : ContainerCommand.Engine.DOCKER;
                 step = image == null
                         ? Step.notProbed(name, "no container image configured (TieredSandbox.builder().containerImage(...))")
-                        : container(engine, which, layout, limits, image, clientEnv, host, mode);
+                        : container(engine, which, layout, limits, image, ociRuntime, clientEnv, host, mode);
             } else {
                 step = bwrap(which, layout, limits, host, mode);
             }
@@ -199,7 +212,8 @@ public final class Ladder {
     }
 
     private static Step container(ContainerCommand.Engine engine, Function<String, Optional<Path>> which,
-            HostLayout layout, ResourceLimits limits, String image, Map<String, String> clientEnv, Host host, Mode mode) {
+            HostLayout layout, ResourceLimits limits, String image, String ociRuntime, Map<String, String> clientEnv,
+            Host host, Mode mode) {
         String name = engine.command();
         Optional<Path> client = find(which, name);
         if (client.isEmpty()) {
@@ -215,12 +229,23 @@ public final class Ladder {
         if (missing != null) {
             return Step.notProbed(name, missing);
         }
-        Optional<Path> runtime = engine == ContainerCommand.Engine.PODMAN ? find(which, "runc") : Optional.empty();
+        Optional<Path> runtime = Optional.empty();
+        if (engine == ContainerCommand.Engine.PODMAN) {
+            // Named, never the engine's default: podman picks crun where it is installed, and crun
+            // cannot start a container on a hybrid cgroup layout.
+            runtime = ociRuntime.startsWith("/") ? Optional.of(Path.of(ociRuntime)).filter(Files::isExecutable)
+                    : find(which, ociRuntime);
+            if (runtime.isEmpty()) {
+                return Step.notProbed(name, "OCI runtime " + ociRuntime + " not found"
+                        + (ociRuntime.equals(DEFAULT_OCI_RUNTIME) ? " (apt-get install runc)" : "")
+                        + ": the container rung names the runtime podman uses, never the engine's default");
+            }
+        }
         ContainerCommand.Tools tools = new ContainerCommand.Tools(engine, client.get(), runtime, env.get(), prlimit.get());
         Optional<Path> profile = host.files().flatMap(SandboxFiles::seccompProfile);
         ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv, host.lent(), profile);
         String detail = name + " at " + client.get() + ", image " + image
-                + (runtime.map(r -> ", runtime " + r).orElse(engine == ContainerCommand.Engine.PODMAN ? ", engine's default runtime" : ""))
+                + runtime.map(r -> ", OCI runtime " + r).orElse(", the daemon's own OCI runtime")
                 + "; " + runsAs(host) + "; " + (profile.isPresent() ? "ToolYard's seccomp profile" : "the engine's default seccomp profile");
         return canary(rung, mode.containerTimeout(), mode, detail);
     }

@@ -95,6 +95,42 @@ class LadderTest {
     }
 
     @Test
+    void podmanWithoutItsNamedRuntimeIsNotProbedAndTheReportSaysWhich() {
+        Function<String, Optional<Path>> which = name -> name.equals("runc") ? Optional.empty()
+                : Optional.of(Path.of("/usr/bin", name));
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
+
+        assertThat(c.steps().get(0).taken()).isFalse();
+        assertThat(c.steps().get(0).canaryArgv()).as("no container was started with the engine's default runtime").isEmpty();
+        assertThat(c.steps().get(0).why()).startsWith("OCI runtime runc not found (apt-get install runc)")
+                .contains("never the engine's default");
+    }
+
+    @Test
+    @Tag("isolation")
+    @Timeout(120)
+    void aRuntimeThatCannotStartContainersFailsTheCanaryAndTheLadderFallsToBubblewrap(@TempDir Path tmp) throws IOException {
+        // What crun says on a hybrid cgroup layout, as a runtime of its own: podman runs it, it fails.
+        Hosts.require(Hosts.hiding().apply("podman").isPresent(), "podman is not installed (apt-get install podman runc)");
+        Hosts.require(Hosts.hiding().apply("bwrap").isPresent(), "bubblewrap is not installed (apt-get install bubblewrap)");
+        Path broken = tmp.resolve("broken-runtime");
+        Files.writeString(broken, "#!/bin/sh\necho 'crun: cgroups in hybrid mode not supported, drop all controllers "
+                + "from cgroupv2' >&2\nexit 1\n");
+        Files.setPosixFilePermissions(broken, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        Ladder.Climb c = Ladder.climb(Hosts.hiding("docker"), Hosts.LIMITS, Hosts.IMAGE, broken.toString(), CLIENT_ENV,
+                new Ladder.Host(Ladder.runsAsRoot(), new SandboxIds(1_900_009_100, 1_900_009_100, 4), Optional.empty()),
+                IsolationTier.CONTAINER);
+
+        assertThat(c.steps().get(0).taken()).isFalse();
+        assertThat(c.steps().get(0).canaryArgv()).containsSequence("--runtime", broken.toString());
+        assertThat(c.steps().get(0).why()).contains("OCI runtime " + broken).contains("canary failed")
+                .contains("cgroups in hybrid mode not supported");
+        assertThat(c.tier()).isEqualTo(IsolationTier.BWRAP);
+    }
+
+    @Test
     void startingAtBubblewrapSkipsBothContainerRungsInTheApplicationsWordsWithoutLookingForAnEngine() {
         List<String> asked = Collections.synchronizedList(new ArrayList<>());
         Function<String, Optional<Path>> which = name -> {
@@ -130,7 +166,7 @@ class LadderTest {
     void theLadderNeverStartsBelowBubblewrap() {
         assertThatThrownBy(() -> Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), null, CLIENT_ENV, ROOT,
                 IsolationTier.UNAVAILABLE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("never below bubblewrap");
-        assertThatThrownBy(() -> Ladder.survey(name -> Optional.empty(), ResourceLimits.defaults(), null, CLIENT_ENV, ROOT,
+        assertThatThrownBy(() -> Ladder.survey(name -> Optional.empty(), ResourceLimits.defaults(), null, "runc", CLIENT_ENV, ROOT,
                 IsolationTier.UNAVAILABLE)).isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -140,7 +176,7 @@ class LadderTest {
         Hosts.require(Hosts.hiding().apply("podman").isPresent(), "podman is not installed (apt-get install podman runc)");
         Hosts.require(Hosts.hiding().apply("bwrap").isPresent(), "bubblewrap is not installed (apt-get install bubblewrap)");
 
-        Ladder.Climb c = Ladder.survey(Hosts.hiding("docker"), Hosts.LIMITS, Hosts.IMAGE, CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
+        Ladder.Climb c = Ladder.survey(Hosts.hiding("docker"), Hosts.LIMITS, Hosts.IMAGE, "runc", CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
 
         Hosts.require(c.tier() == IsolationTier.CONTAINER, "the container rung did not pass: " + c.steps());
         Ladder.Step podman = c.steps().get(0);
@@ -190,7 +226,7 @@ class LadderTest {
         Ladder.Mode quick = new Ladder.Mode(true, 3, Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(1));
 
         try {
-            Ladder.Climb c = Ladder.climb(which, Hosts.LIMITS, Hosts.IMAGE, CLIENT_ENV, ROOT, IsolationTier.CONTAINER, quick);
+            Ladder.Climb c = Ladder.climb(which, Hosts.LIMITS, Hosts.IMAGE, "runc", CLIENT_ENV, ROOT, IsolationTier.CONTAINER, quick);
 
             Ladder.Step docker = c.steps().get(1);
             assertThat(docker.why()).contains("canary abandoned: no answer within 2 s (the engine hangs?) (run 1 of 3)");

@@ -10,6 +10,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The syscall probe the isolation tests run inside a sandbox ({@code seccomp/syscall_probe.py}), and
@@ -311,6 +315,93 @@ public final class SyscallProbe {
             }
         }
         return out;
+    }
+
+    /** SIGSYS: what seccomp's {@code KILL_PROCESS} ends a process with. */
+    public static final String KILLED_BY_THE_FILTER = "signal=31";
+    static final String X32_GETPID = "abi/x32-getpid";
+    private static final Pattern RETURNED = Pattern.compile("ret=(-?\\d+)");
+    private static Map<String, String> hostAbi;
+
+    /**
+     * What each {@code abi/} request does on this host with no sandbox and no filter around it, run
+     * once per test JVM. Some hosts have no foreign ABI at all: a kernel without IA-32 emulation
+     * answers {@code int 0x80} with {@code SIGSEGV} before any seccomp filter is consulted, and one
+     * without x32 says {@code ENOSYS}.
+     *
+     * @return label → outcome, as the probe prints it; empty on a host that is not x86_64
+     */
+    public static synchronized Map<String, String> hostAbi() throws IOException, InterruptedException {
+        if (hostAbi == null) {
+            List<Request> abi = requests(SeccompFilter.standard(), SeccompArch.host()).stream()
+                    .filter(r -> r.label().startsWith("abi/")).toList();
+            if (abi.isEmpty()) {
+                hostAbi = Map.of();
+            } else {
+                Path dir = Files.createTempDirectory("toolyard-abi-probe-");
+                install(dir, abi);
+                Process p = new ProcessBuilder(command(dir)).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException("the ABI probe failed on the host: " + out);
+                }
+                Map<String, String> got = parse(out);
+                if (!got.keySet().equals(abi.stream().map(Request::label).collect(Collectors.toSet()))) {
+                    throw new IllegalStateException("the ABI probe answered " + got + " for " + abi);
+                }
+                hostAbi = Map.copyOf(got);
+            }
+        }
+        return hostAbi;
+    }
+
+    /**
+     * @return whether a probe outcome is a system call that went through: a {@code ret=} that is not
+     *     a negative errno (getpid answers a pid)
+     */
+    public static boolean succeeded(String outcome) {
+        Matcher m = RETURNED.matcher(outcome == null ? "" : outcome);
+        return m.matches() && Long.parseLong(m.group(1)) >= 0;
+    }
+
+    /** @return {@code outcomes} with every success (a pid, which differs between namespaces) written {@code "succeeded"} */
+    public static Map<String, String> kinds(Map<String, String> outcomes) {
+        Map<String, String> out = new LinkedHashMap<>();
+        outcomes.forEach((k, v) -> out.put(k, succeeded(v) ? "succeeded" : v));
+        return out;
+    }
+
+    /**
+     * What a sandbox with the standard filter must show for each foreign-ABI request on this host:
+     * where the ABI works on the host (and always for x32, whose number seccomp sees first), the
+     * filter's kill ({@value #KILLED_BY_THE_FILTER}); where the host itself refuses it before any
+     * filter, the host's own refusal or the filter's kill, never a success.
+     *
+     * @return a description of every {@code abi/} outcome in {@code sandboxed} that breaks that rule;
+     *     empty when none does
+     */
+    public static List<String> foreignAbiViolations(Map<String, String> sandboxed) throws IOException, InterruptedException {
+        return foreignAbiViolations(hostAbi(), sandboxed);
+    }
+
+    /** As {@link #foreignAbiViolations(Map)}, against a given host outcome (for the rule's own tests). */
+    static List<String> foreignAbiViolations(Map<String, String> host, Map<String, String> sandboxed) {
+        List<String> bad = new ArrayList<>();
+        for (Map.Entry<String, String> e : host.entrySet()) {
+            String got = sandboxed.get(e.getKey());
+            // seccomp sees an x32 number on entry, before a kernel without x32 answers ENOSYS: the
+            // filter's kill is observable on every x86_64 host. An int 0x80 without IA-32 emulation
+            // faults before seccomp is consulted, so there only "not a success" can be asserted.
+            boolean filterReached = succeeded(e.getValue()) || e.getKey().equals(X32_GETPID);
+            boolean ok = filterReached
+                    ? KILLED_BY_THE_FILTER.equals(got)
+                    : got != null && !succeeded(got) && (got.equals(KILLED_BY_THE_FILTER) || got.equals(e.getValue()));
+            if (!ok) {
+                bad.add(e.getKey() + ": " + got + " in the sandbox, " + e.getValue() + " on the bare host");
+            }
+        }
+        return bad;
     }
 
     /** Numbers of calls the filter allows, which only the tests need; same sources as {@link SyscallTable}. */
