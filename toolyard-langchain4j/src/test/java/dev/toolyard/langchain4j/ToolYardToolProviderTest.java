@@ -120,8 +120,10 @@ class ToolYardToolProviderTest {
         assertThat(results.get(3).isError()).isTrue();
         assertThat(answer).isEqualTo("read [call-1=false, call-2=true, call-3=false, call-4=true]");
 
-        // What ToolYard recorded: four calls, one invocation, the reasons in order.
-        List<ToolCallRecord> records = store.records();
+        // What ToolYard recorded: four calls, one invocation, the reasons in request order. The turn ran as
+        // one round, on several lanes, so the store holds them in the order they ended: sorted by id here.
+        List<ToolCallRecord> records = new ArrayList<>(store.records());
+        records.sort(java.util.Comparator.comparing(ToolCallRecord::requestCallId));
         assertThat(records).extracting(ToolCallRecord::toolName)
                 .containsExactly("read_file", "read_file", "delete_everything", "read_file");
         assertThat(records).extracting(ToolCallRecord::status).containsExactly(
