@@ -48,6 +48,25 @@ final class Observers {
         }
     }
 
+    /**
+     * @param task work to hand to another thread, on the thread handing it over
+     * @return the task as every observer carried it, in order; {@code task} itself with no observer
+     */
+    Runnable carry(Runnable task) {
+        Runnable carried = task;
+        for (ToolCallObserver o : observers) {
+            try {
+                Runnable next = o.carry(carried);
+                if (next != null) {
+                    carried = next;
+                }
+            } catch (Throwable t) {
+                ignore(o, "carry", t);
+            }
+        }
+        return carried;
+    }
+
     private static void ignore(ToolCallObserver observer, String method, Throwable t) {
         if (t instanceof VirtualMachineError && !(t instanceof StackOverflowError)) {
             throw (VirtualMachineError) t;

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs the calls of one round on at most {@code parallelism} lanes: the caller's own thread and helper
@@ -58,6 +59,19 @@ final class RoundRunner implements AutoCloseable {
      *     every call taken has ended
      */
     ToolResult[] run(int count, Task task) {
+        return run(count, task, UnaryOperator.identity());
+    }
+
+    /**
+     * @param count how many calls
+     * @param task runs one call
+     * @param carry wraps each helper lane, on the caller's thread, so the lane runs with what the
+     *     observers read from the caller's thread (see {@code ToolCallObserver.carry})
+     * @return the results, by place; none {@code null}
+     * @throws RuntimeException the first exception a call threw (a store failure, a closed executor), once
+     *     every call taken has ended
+     */
+    ToolResult[] run(int count, Task task, UnaryOperator<Runnable> carry) {
         Round round = new Round(count, task);
         int helpers = Math.min(parallelism, count) - 1;
         for (int h = 0; h < helpers; h++) {
@@ -66,7 +80,7 @@ final class RoundRunner implements AutoCloseable {
                 break; // the round pool is at its bound: fewer lanes, same outcome
             }
             try {
-                lanes.execute(round::lane, slot);
+                lanes.execute(carry.apply(round::lane), slot);
             } catch (RejectedExecutionException e) {
                 break; // the slot is already given back
             }

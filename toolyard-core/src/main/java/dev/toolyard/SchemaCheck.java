@@ -62,7 +62,29 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
             arguments = (ObjectNode) parsed;
         }
         String violation = firstViolation(in.spec(), arguments, call.argumentBytes);
+        if (violation == null) {
+            violation = integerOutsideLong(in.spec(), arguments);
+        }
         return violation == null ? new ParsedArgs(in, arguments) : call.refuse(Reason.ARGS_INVALID, violation);
+    }
+
+    /**
+     * JSON Schema counts {@code 1e19} or {@code 12345678901234567890} as an integer, and the schema may
+     * bound it nowhere; {@link ToolArgs#integer} cannot hand a handler such a value. The model is told
+     * why, as a refusal, instead of the handler failing on a call the schema admitted.
+     */
+    private static String integerOutsideLong(ToolSpec spec, ObjectNode arguments) {
+        for (String name : spec.integerArgs()) {
+            JsonNode value = arguments.get(name);
+            if (value != null && value.isNumber() && ToolArgs.exactLong(value) == null) {
+                boolean integral = value.isIntegralNumber() || value.canConvertToExactIntegral();
+                if (integral) {
+                    return "argument '" + Text.clip(name, 64) + "' is an integer outside the range a tool can take, "
+                            + Long.MIN_VALUE + " to " + Long.MAX_VALUE;
+                }
+            }
+        }
+        return null;
     }
 
     /** The compiled fast path when the schema stays in its subset (one walk, no allocation when valid), networknt otherwise. */

@@ -84,16 +84,52 @@ public final class ToolArgs {
     }
 
     /**
+     * Reads an integer argument in any of the spellings JSON Schema counts as an integer: {@code 5},
+     * and also {@code 5.0}, {@code 1e1}, {@code 1E0}, {@code 10.000} or {@code 0e400}, which a model may
+     * send and the schema admits. A spelling with a fraction or exponent is read as the executor parses
+     * it, a double, so the handler gets the very number the schema judged. A top-level
+     * {@code integer}-typed argument outside {@code long}'s range never reaches a handler: the executor
+     * refuses it {@code args_invalid}.
+     *
      * @param name an integer argument
      * @return its value
-     * @throws NoSuchElementException if absent; IllegalArgumentException if not an integer that fits a long
+     * @throws NoSuchElementException if absent; IllegalArgumentException if not a number with an
+     *     integral value that fits a long
      */
     public long integer(String name) {
         JsonNode n = require(name);
-        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+        Long value = exactLong(n);
+        if (value == null) {
             throw new IllegalArgumentException("argument '" + name + "' is not an integer that fits a long");
         }
-        return n.longValue();
+        return value;
+    }
+
+    /**
+     * @param n any node; never {@code null}
+     * @return the long a number node with an integral value holds ({@code 5}, {@code 5.0}, {@code 1e1}),
+     *     or {@code null} for anything else: not a number, a fraction, not finite, outside long's range
+     */
+    static Long exactLong(JsonNode n) {
+        if (n.isIntegralNumber()) {
+            return n.canConvertToLong() ? n.longValue() : null;
+        }
+        if (!n.isFloatingPointNumber()) {
+            return null;
+        }
+        if (n.isBigDecimal()) {
+            try {
+                return n.decimalValue().longValueExact();
+            } catch (ArithmeticException e) {
+                return null; // a fraction, or outside long's range
+            }
+        }
+        double d = n.doubleValue();
+        // -2^63 is a long; 2^63 is not. Every double at or above 2^52 in magnitude is integral.
+        if (!Double.isFinite(d) || d != Math.rint(d) || d < -0x1p63 || d >= 0x1p63) {
+            return null;
+        }
+        return (long) d;
     }
 
     /**

@@ -25,7 +25,8 @@ import java.util.concurrent.ThreadFactory;
  * {@link HandlerMode}). Its output is capped; its exceptions become {@code handler_error}. Every call is
  * recorded, refusals included, and observers hear of it. {@link #executeRound} runs one model turn's calls
  * concurrently, at most {@code maxCallsPerRound} of them ({@code round_limit} for the rest, before the
- * registry).
+ * registry). Its helper lanes run with what the observers {@linkplain ToolCallObserver#carry carry} from the
+ * caller's thread, so a trace continues across them.
  *
  * <p>Nothing a model sends makes {@code execute} or {@code executeRound} throw. They throw only
  * {@link StoreFailureException}, when the store cannot record, {@link IllegalStateException} after
@@ -69,6 +70,7 @@ public final class ToolExecutor implements AutoCloseable {
     private final HandlerRunner runner;
     private final WorkerPool workers;
     private final RoundRunner rounds;
+    private final Observers observers;
     private final int maxCallsPerRound;
     private volatile boolean closed;
 
@@ -84,8 +86,8 @@ public final class ToolExecutor implements AutoCloseable {
                 .then(new PolicyCheck(b.policyGate))                 // the application's gate, e.g. policy_denied
                 .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)) // tool_saturated
                 .then(b.approval());                                 // approval_denied, approval_timeout
-        this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes),
-                new Observers(b.observers, hostTier));
+        this.observers = new Observers(b.observers, hostTier);
+        this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
         this.workers = new WorkerPool(b.threads);
         this.runner = new HandlerRunner(workers);
         // A round never holds more handler slots than one tool may have, so a round alone cannot saturate a tool.
@@ -175,8 +177,21 @@ public final class ToolExecutor implements AutoCloseable {
                 return refuseUnlooked(request, context, Reason.ROUND_LIMIT, overLimit);
             }
             return execute(request, context);
-        });
+        }, observers::carry);
         return List.of(results);
+    }
+
+    /**
+     * Carries what the observers read from the calling thread (an OpenTelemetry context, for one) to the
+     * thread that will run {@code task}: for an adapter whose framework hands a turn's calls to threads of
+     * its own. Call it on the thread the calls belong to, and run what it returns on the other thread.
+     * {@link #executeRound} does the same for its own helper lanes. With no observer, {@code task} itself.
+     *
+     * @param task the work to run on another thread; never {@code null}
+     * @return the task to run there; never {@code null}
+     */
+    public Runnable carry(Runnable task) {
+        return observers.carry(Objects.requireNonNull(task, "task"));
     }
 
     /** Refuses a call before any check of the walk: it is recorded, never looked up. */

@@ -4,7 +4,9 @@ import com.networknt.schema.Schema;
 import dev.toolyard.internal.CompiledSchema;
 import dev.toolyard.internal.Json;
 import dev.toolyard.internal.SchemaRules;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -49,6 +51,7 @@ public final class ToolSpec {
     private final boolean requiresApproval;
     private final Schema validator;
     private final CompiledSchema compiled;
+    private final List<String> integerArgs;
 
     private ToolSpec(Builder b, ObjectNode schema, Schema validator) {
         this.name = b.name;
@@ -64,6 +67,24 @@ public final class ToolSpec {
         this.requiresApproval = b.requiresApproval;
         this.validator = validator;
         this.compiled = CompiledSchema.compile(schema).orElse(null);
+        this.integerArgs = integerArgs(schema);
+    }
+
+    /** The top-level properties whose {@code type} is, or names, {@code integer}: what {@link ToolArgs#integer} reads. */
+    private static List<String> integerArgs(ObjectNode schema) {
+        List<String> names = new ArrayList<>();
+        JsonNode properties = schema.get("properties");
+        if (properties instanceof ObjectNode props) {
+            for (Map.Entry<String, JsonNode> p : props.properties()) {
+                JsonNode type = p.getValue().get("type");
+                boolean integer = type != null && (type.isString() && "integer".equals(type.stringValue())
+                        || type.isArray() && type.valueStream().anyMatch(t -> "integer".equals(t.asString(""))));
+                if (integer) {
+                    names.add(p.getKey());
+                }
+            }
+        }
+        return List.copyOf(names);
     }
 
     /**
@@ -138,6 +159,11 @@ public final class ToolSpec {
     /** @return the one-walk validator for the closed subset, or {@code null} when networknt must judge */
     CompiledSchema compiledSchema() {
         return compiled;
+    }
+
+    /** @return the top-level properties typed {@code integer}, which must fit a long to reach a handler */
+    List<String> integerArgs() {
+        return integerArgs;
     }
 
     Schema validator() {

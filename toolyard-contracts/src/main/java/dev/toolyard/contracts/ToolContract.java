@@ -394,6 +394,9 @@ public final class ToolContract {
                 }
                 default -> {
                     p.put("type", "string");
+                    if (a.required()) {
+                        p.put("minLength", 1); // ToolClad refuses an empty required value; so does the schema
+                    }
                     p.put("maxLength", a.type() == ArgType.SCOPE_TARGET ? 253 : Values.MAX_CHARS);
                     if (a.pattern() != null) {
                         p.put("pattern", "^(?:" + a.pattern() + ")$");

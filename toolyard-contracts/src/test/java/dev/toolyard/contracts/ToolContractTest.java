@@ -155,6 +155,24 @@ class ToolContractTest {
         assertThat(r.reason().orElseThrow().wireName()).isEqualTo("args_invalid");
     }
 
+    /** Issue 24, item 8: ToolClad refuses an empty required value, and so must a contract. */
+    @Test
+    void anEmptyRequiredStringIsArgsInvalidNamingTheArgumentAndNeverRuns() {
+        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        Tool tool = ToolContract.parse(Manifests.text("store_knowledge.clad.toml"))
+                .bindCallback((args, ctx) -> {
+                    ran.incrementAndGet();
+                    return ToolOutput.of("ran");
+                });
+        ToolResult r = call(tool, null, "{\"confidence\":0.5,\"fact\":\"\"}");
+        assertThat(r.status()).isEqualTo(ToolStatus.REFUSED);
+        assertThat(r.reason().orElseThrow().wireName()).isEqualTo("args_invalid");
+        assertThat(r.reasonDetail()).contains("fact");
+        assertThat(ran).hasValue(0);
+        assertThat(call(tool, null, "{\"confidence\":0.5,\"fact\":\"x\"}").isOk()).isTrue();
+        assertThat(ran).hasValue(1);
+    }
+
     @Test
     void scopeCheckWithNoScopeIsRefusedAtBindAndOutOfScopeAtCall() {
         ToolContract nmap = ToolContract.parse(Manifests.text("nmap_scan.clad.toml"));

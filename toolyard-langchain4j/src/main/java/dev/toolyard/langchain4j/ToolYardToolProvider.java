@@ -4,8 +4,10 @@ import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.observability.api.listener.AiServiceCompletedListener;
+import dev.langchain4j.observability.api.listener.AiServiceErrorListener;
+import dev.langchain4j.observability.api.listener.AiServiceResponseReceivedListener;
 import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.tool.BeforeToolExecution;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
@@ -23,30 +25,36 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Runs every tool call of a LangChain4j AI service through a ToolYard {@link ToolExecutor}. It offers
- * the registry's tools as {@link ToolSpecification}s, each with a LangChain4j tool executor that hands
- * the request's name, id (recorded as the record's {@code requestCallId}) and raw arguments to
- * {@link ToolExecutor#execute} and returns the
- * {@link ToolResult} as a {@link ToolExecutionResult}: its content as the text, {@code isError} for
- * anything but OK, and the status, reason and call id in the attributes (which LangChain4j never
- * sends to the model). Its {@linkplain #hallucinatedToolNameStrategy() hallucinated-name strategy}
- * sends unknown names through the executor too, so they are recorded as {@code unknown_tool} and
- * answered instead of thrown. {@link #configure(AiServices)} wires all of it.
+ * Runs every tool call of a LangChain4j AI service through a ToolYard {@link ToolExecutor}, one model
+ * turn as one {@link ToolExecutor#executeRound round}. {@link #configure(AiServices)} is the one way to
+ * wire it: it offers the registry's tools as {@link ToolSpecification}s, answers unknown names through
+ * LangChain4j's hallucinated-name strategy, and listens for each model response, so that every call of
+ * a turn, unknown names included, is answered from that turn's one round. Past the executor's
+ * {@code maxCallsPerRound}, calls are refused {@code round_limit}, in the model's order, recorded, and
+ * the model is told; sequentially or with {@code executeToolsConcurrently()}. Each call is recorded
+ * with LangChain4j's id as the record's {@code requestCallId}. This class is deliberately not a
+ * LangChain4j {@code ToolProvider}: a provider alone never sees an unknown name or the turn, so
+ * {@code .toolProvider(...)} would leave both out.
+ *
+ * <p>A known name gets a {@link ToolExecutionResult}: the {@link ToolResult}'s content as the text,
+ * {@code isError} for anything but OK, the {@code ToolResult} as {@code result()}, and the status, reason
+ * and call id in the attributes (which LangChain4j never sends to the model). LangChain4j 1.19.0 keeps
+ * only the text of an unknown name's answer.
  *
  * <p>Nothing LangChain4j hands it makes it throw: a {@code null} request, {@code null} or blank
  * arguments (run as {@code {}}, then checked against the schema), any name or size. A failure on the
- * application's side (the context function throws or returns {@code null}, the store cannot record)
- * is answered with {@link #NOT_COMPLETED}, with {@code isError}, and the exception in
- * {@link ToolExecutionResult#result()} and its class in the attributes: LangChain4j's default error
+ * application's side (the context function throws or returns {@code null}, the store cannot record,
+ * the executor is closed) is answered with {@link #NOT_COMPLETED}, with {@code isError}, the exception
+ * in {@link ToolExecutionResult#result()} and its class in the attributes: LangChain4j's default error
  * handler would otherwise send the exception's message to the model.
  *
- * <p>Immutable after {@link Builder#build()}. Thread-safe: LangChain4j may run tools concurrently.
+ * <p>Immutable after {@link Builder#build()}. Thread-safe: one provider may serve several AI services
+ * and LangChain4j may run tools concurrently.
  */
-public final class ToolYardToolProvider implements ToolProvider {
+public final class ToolYardToolProvider {
     /** What the model is told when the application, not the model, kept a call from completing. */
     public static final String NOT_COMPLETED = "The tool call could not be completed.";
     /** Attribute: the call's {@link dev.toolyard.ToolStatus} name, or {@code NOT_COMPLETED}. */
@@ -63,8 +71,8 @@ public final class ToolYardToolProvider implements ToolProvider {
     private final List<ToolSpecification> specifications;
     /** One for every tool: it runs the request it is handed, whatever its name. */
     private final ToolYardToolExecutor toolExecutor = new ToolYardToolExecutor(this);
-    /** The invocation of the call LangChain4j is about to run on this thread, for the hallucination strategy. */
-    private final ThreadLocal<BeforeToolExecution> pending = new ThreadLocal<>();
+    private final ToolProvider provider = new Offered();
+    private final Turns turns = new Turns(spec -> new Turn(spec, this::round, this::carry));
 
     private ToolYardToolProvider(Builder b, List<ToolSpecification> specifications) {
         this.executor = b.executor;
@@ -75,10 +83,11 @@ public final class ToolYardToolProvider implements ToolProvider {
     /**
      * @param registry the tools to offer; never {@code null}
      * @param executor the executor every call goes through; never {@code null}
-     * @param contexts the ToolYard context of each call, from the AI service's invocation; never
+     * @param contexts the ToolYard context of each turn, from the AI service's invocation; never
      *     {@code null}. It is always given a non-null {@link InvocationContext} whose
      *     {@link InvocationContext#invocationId()} is non-null (a fresh one where LangChain4j gave
-     *     none); it is called once per tool call and should be cheap.
+     *     none); it is called once per model turn (once per call where no turn is known, as on the
+     *     low-level path) and should be cheap.
      * @return a builder offering every registered tool unless {@link Builder#tools} narrows it
      */
     public static Builder builder(ToolRegistry registry, ToolExecutor executor,
@@ -87,10 +96,12 @@ public final class ToolYardToolProvider implements ToolProvider {
     }
 
     /**
-     * Wires this provider into an AI service: {@code toolProvider}, {@code hallucinatedToolNameStrategy}
-     * and {@code beforeToolExecution} (which this provider needs to record an unknown name under its
-     * invocation; chain your own hook through {@link #beforeToolExecution(Consumer)} instead of
-     * setting it afterwards).
+     * Wires this provider into an AI service: {@code toolProvider} (ToolYard's tools),
+     * {@code hallucinatedToolNameStrategy} (unknown names through ToolYard) and three listeners (each model
+     * response becomes one round; the round is forgotten when the invocation ends). Setting
+     * {@code hallucinatedToolNameStrategy} afterwards replaces ToolYard's, and an unknown name then
+     * throws out of the AI service. Your own {@code beforeToolExecution}, {@code afterToolExecution},
+     * listeners and {@code executeToolsConcurrently} are yours to set, before or after.
      *
      * @param services the AI service builder; never {@code null}
      * @param <T> the AI service type
@@ -98,9 +109,12 @@ public final class ToolYardToolProvider implements ToolProvider {
      */
     public <T> AiServices<T> configure(AiServices<T> services) {
         Objects.requireNonNull(services, "services");
-        return services.toolProvider(this)
-                .hallucinatedToolNameStrategy(hallucinatedToolNameStrategy())
-                .beforeToolExecution(beforeToolExecution());
+        return services.toolProvider(provider)
+                .hallucinatedToolNameStrategy(this::unknownName)
+                .registerListener((AiServiceResponseReceivedListener) e -> turns.responded(e.invocationContext(),
+                        e.response()))
+                .registerListener((AiServiceCompletedListener) e -> turns.ended(e.invocationContext()))
+                .registerListener((AiServiceErrorListener) e -> turns.ended(e.invocationContext()));
     }
 
     /** @return the specifications offered to the model, sorted by name; unmodifiable */
@@ -108,83 +122,95 @@ public final class ToolYardToolProvider implements ToolProvider {
         return specifications;
     }
 
-    @Override
-    public ToolProviderResult provideTools(ToolProviderRequest request) {
-        ToolProviderResult.Builder result = ToolProviderResult.builder();
-        for (ToolSpecification spec : specifications) {
-            result.add(spec, toolExecutor);
-        }
-        return result.build();
+    /** @return the LangChain4j tool provider {@link #configure} installs; for tests */
+    ToolProvider toolProvider() {
+        return provider;
+    }
+
+    /** @return how many turns are kept between a response and its last answer; for tests */
+    int keptTurns() {
+        return turns.kept();
+    }
+
+    /** The hallucinated-name strategy: the unknown name is answered from its turn, like its siblings. */
+    ToolExecutionResultMessage unknownName(ToolExecutionRequest request) {
+        ToolExecutionResult result = execute(request, null);
+        return ToolExecutionResultMessage.builder()
+                .id(request == null ? null : request.id())
+                .toolName(request == null ? null : request.name())
+                .text(result.resultText())
+                .isError(result.isError())
+                .attributes(result.attributes())
+                .build();
     }
 
     /**
-     * @return a strategy for {@code AiServices.hallucinatedToolNameStrategy} that runs the unknown
-     *     name through the executor (recorded as {@code unknown_tool}) and answers the model with
-     *     ToolYard's refusal text. LangChain4j 1.19.0 keeps only that text: the model does not see
-     *     {@code isError} for an unknown name, and the attributes are dropped.
-     */
-    public Function<ToolExecutionRequest, ToolExecutionResultMessage> hallucinatedToolNameStrategy() {
-        return request -> {
-            BeforeToolExecution before = pending.get();
-            pending.remove();
-            InvocationContext invocation = before != null && before.request() == request
-                    ? before.invocationContext() : null;
-            ToolExecutionResult result = execute(request, invocation);
-            return ToolExecutionResultMessage.builder()
-                    .id(request == null ? null : request.id())
-                    .toolName(request == null ? null : request.name())
-                    .text(result.resultText())
-                    .isError(result.isError())
-                    .attributes(result.attributes())
-                    .build();
-        };
-    }
-
-    /**
-     * @return a hook for {@code AiServices.beforeToolExecution} that remembers, on the calling thread,
-     *     the invocation of the call about to run, so an unknown name is recorded under its
-     *     invocation rather than a fresh one
-     */
-    public Consumer<BeforeToolExecution> beforeToolExecution() {
-        return pending::set;
-    }
-
-    /**
-     * @param then the application's own hook, run after this provider's; never {@code null}
-     * @return a hook doing both
-     */
-    public Consumer<BeforeToolExecution> beforeToolExecution(Consumer<BeforeToolExecution> then) {
-        Objects.requireNonNull(then, "then");
-        return beforeToolExecution().andThen(then);
-    }
-
-    /**
-     * Runs one call through the executor. Never throws.
+     * Answers one call: from its turn's round when a model response announced it, else as a call of its
+     * own (the low-level path). Never throws.
      *
      * @param request the call as LangChain4j received it; may be {@code null}
      * @param invocation the AI service invocation; may be {@code null}
      * @return the result for the model; never {@code null}
      */
     ToolExecutionResult execute(ToolExecutionRequest request, InvocationContext invocation) {
-        pending.remove(); // the call it was kept for is this one, or one that never reached the strategy
+        Turn.Place place = turns.claim(request);
+        if (place != null) {
+            return place.answer();
+        }
+        try {
+            ToolContext context = context(invocation);
+            return toExecutionResult(executor.execute(toCall(request), context));
+        } catch (RuntimeException e) {
+            return notCompleted(e);
+        }
+    }
+
+    /** Runs a turn as one round: one result per call, in order. Never throws. */
+    private List<ToolExecutionResult> round(Turn.Spec spec) {
+        List<ToolCallRequest> calls = new ArrayList<>(spec.requests().size());
+        for (ToolExecutionRequest r : spec.requests()) {
+            calls.add(toCall(r));
+        }
+        List<ToolExecutionResult> answers = new ArrayList<>(calls.size());
+        try {
+            for (ToolResult result : executor.executeRound(calls, context(spec.invocation()))) {
+                answers.add(toExecutionResult(result));
+            }
+        } catch (RuntimeException e) {
+            answers.clear();
+            ToolExecutionResult failed = notCompleted(e);
+            for (int i = 0; i < calls.size(); i++) {
+                answers.add(failed);
+            }
+        }
+        return answers;
+    }
+
+    /** On the invoking thread: what the executor's observers read there goes to the round's thread. */
+    private Runnable carry(Runnable round) {
+        try {
+            return executor.carry(round);
+        } catch (RuntimeException e) {
+            return round;
+        }
+    }
+
+    private ToolContext context(InvocationContext invocation) {
+        ToolContext context = contexts.apply(withId(invocation));
+        if (context == null) {
+            throw new IllegalStateException("the context function returned null");
+        }
+        return context;
+    }
+
+    private static ToolCallRequest toCall(ToolExecutionRequest request) {
         String name = request == null || request.name() == null ? "" : request.name();
         String arguments = request == null || request.arguments() == null || request.arguments().isBlank()
                 ? "{}" : request.arguments();
-        ToolResult result;
-        try {
-            ToolContext context = contexts.apply(withId(invocation));
-            if (context == null) {
-                throw new IllegalStateException("the context function returned null");
-            }
-            result = executor.execute(ToolCallRequest.of(name, arguments)
-                    .withCallId(request == null ? null : request.id()), context);
-        } catch (RuntimeException e) {
-            Map<String, Object> attributes = new LinkedHashMap<>();
-            attributes.put(ATTRIBUTE_STATUS, "NOT_COMPLETED");
-            attributes.put(ATTRIBUTE_ERROR, e.getClass().getName());
-            return ToolExecutionResult.builder().isError(true).resultText(NOT_COMPLETED).result(e)
-                    .attributes(attributes).build();
-        }
+        return ToolCallRequest.of(name, arguments).withCallId(request == null ? null : request.id());
+    }
+
+    private static ToolExecutionResult toExecutionResult(ToolResult result) {
         Map<String, Object> attributes = new LinkedHashMap<>();
         attributes.put(ATTRIBUTE_STATUS, result.status().name());
         result.reason().ifPresent(r -> attributes.put(ATTRIBUTE_REASON, r.wireName()));
@@ -195,6 +221,26 @@ public final class ToolYardToolProvider implements ToolProvider {
                 .result(result)
                 .attributes(attributes)
                 .build();
+    }
+
+    private static ToolExecutionResult notCompleted(RuntimeException e) {
+        Map<String, Object> attributes = new LinkedHashMap<>();
+        attributes.put(ATTRIBUTE_STATUS, "NOT_COMPLETED");
+        attributes.put(ATTRIBUTE_ERROR, e.getClass().getName());
+        return ToolExecutionResult.builder().isError(true).resultText(NOT_COMPLETED).result(e)
+                .attributes(attributes).build();
+    }
+
+    /** The LangChain4j tool provider {@link #configure} installs: every specification, one executor. */
+    private final class Offered implements ToolProvider {
+        @Override
+        public ToolProviderResult provideTools(ToolProviderRequest request) {
+            ToolProviderResult.Builder result = ToolProviderResult.builder();
+            for (ToolSpecification spec : specifications) {
+                result.add(spec, toolExecutor);
+            }
+            return result.build();
+        }
     }
 
     private static InvocationContext withId(InvocationContext invocation) {

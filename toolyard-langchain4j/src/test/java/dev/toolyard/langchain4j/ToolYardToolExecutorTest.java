@@ -38,7 +38,7 @@ class ToolYardToolExecutorTest {
             memoryIds.add(ic.chatMemoryId());
             return ToolContext.of(ic.invocationId().toString(), SandboxPaths.of(work));
         }).build();
-        ToolExecutor tool = provider.provideTools(new ToolProviderRequest("m", UserMessage.from("hi")))
+        ToolExecutor tool = provider.toolProvider().provideTools(new ToolProviderRequest("m", UserMessage.from("hi")))
                 .aiServiceTools().get(0).toolExecutor();
 
         String ok = tool.execute(ToolExecutionRequest.builder().id("t1").name("read_file")

@@ -55,7 +55,7 @@ class ToolYardToolProviderFuzzTest {
         int before = STORE.records().size();
 
         ToolExecutionResult viaExecutor = PROVIDER.execute(request, null);
-        String viaStrategy = PROVIDER.hallucinatedToolNameStrategy().apply(request).text();
+        String viaStrategy = PROVIDER.unknownName(request).text();
 
         assertThat(viaExecutor.resultText()).isNotNull().doesNotContain(ROOT.toString());
         assertThat(viaStrategy).isNotNull().doesNotContain(ROOT.toString());

@@ -120,8 +120,10 @@ class ToolYardToolProviderTest {
         assertThat(results.get(3).isError()).isTrue();
         assertThat(answer).isEqualTo("read [call-1=false, call-2=true, call-3=false, call-4=true]");
 
-        // What ToolYard recorded: four calls, one invocation, the reasons in order.
-        List<ToolCallRecord> records = store.records();
+        // What ToolYard recorded: four calls, one invocation, the reasons in request order. The turn ran as
+        // one round, on several lanes, so the store holds them in the order they ended: sorted by id here.
+        List<ToolCallRecord> records = new ArrayList<>(store.records());
+        records.sort(java.util.Comparator.comparing(ToolCallRecord::requestCallId));
         assertThat(records).extracting(ToolCallRecord::toolName)
                 .containsExactly("read_file", "read_file", "delete_everything", "read_file");
         assertThat(records).extracting(ToolCallRecord::status).containsExactly(
@@ -131,7 +133,9 @@ class ToolYardToolProviderTest {
         // The framework's call ids, the hallucinated one's included, are on the records.
         assertThat(records).extracting(ToolCallRecord::requestCallId)
                 .containsExactly("call-1", "call-2", "call-3", "call-4");
-        assertThat(invocationIds).hasSize(4).containsOnly(invocationIds.get(0));
+        // One turn, one round: the context function ran once, and every record is of that invocation.
+        assertThat(invocationIds).hasSize(1);
+        assertThat(tools.keptTurns()).isZero();
         assertThat(records).extracting(ToolCallRecord::invocationId).containsOnly(invocationIds.get(0));
         // The attributes (kept in memory, never sent) carry ToolYard's status, reason and record id.
         assertThat(results.get(1).attributes())
@@ -143,21 +147,26 @@ class ToolYardToolProviderTest {
                 .containsEntry(ToolYardToolProvider.ATTRIBUTE_CALL_ID, records.get(0).callId());
     }
 
+    /**
+     * Issue 24, item 7: {@code .toolProvider(tools)} used to compile and then throw out of the AI service
+     * on the first invented name. The adapter is no LangChain4j ToolProvider, so that wiring no longer
+     * compiles, and {@code configure} (which answers invented names) is the only way in.
+     */
     @Test
-    void withoutTheBeforeHookAnUnknownNameIsStillAnsweredAndRecordedUnderAFreshInvocation() {
+    void theAdapterIsNoToolProviderSoConfigureIsTheOnlyWiringAndItAnswersInventedNames() {
+        assertThat(dev.langchain4j.service.tool.ToolProvider.class.isAssignableFrom(ToolYardToolProvider.class)).isFalse();
         ScriptedChatModel model = new ScriptedChatModel(
                 first -> ChatResponse.builder().aiMessage(AiMessage.from(List.of(
                         call("c1", "rm_rf", "{}")))).build(),
                 second -> ChatResponse.builder().aiMessage(AiMessage.from("done")).build());
-        ToolYardToolProvider tools = provider();
-        Assistant assistant = AiServices.builder(Assistant.class).chatModel(model).toolProvider(tools)
-                .hallucinatedToolNameStrategy(tools.hallucinatedToolNameStrategy()).build();
+        Assistant assistant = provider().configure(AiServices.builder(Assistant.class).chatModel(model)).build();
 
         assertThat(assistant.chat("go")).isEqualTo("done");
 
         assertThat(store.records()).singleElement().satisfies(r -> {
             assertThat(r.reason()).isEqualTo(Reason.UNKNOWN_TOOL);
-            assertThat(r.invocationId()).isNotBlank();
+            assertThat(r.requestCallId()).isEqualTo("c1");
+            assertThat(r.invocationId()).isEqualTo(invocationIds.get(0));
         });
     }
 
@@ -173,7 +182,7 @@ class ToolYardToolProviderTest {
             assertThat(s.parameters().additionalProperties()).isFalse();
         });
         ToolProviderRequest request = new ToolProviderRequest("memory", dev.langchain4j.data.message.UserMessage.from("hi"));
-        assertThat(tools.provideTools(request).aiServiceTools()).singleElement()
+        assertThat(tools.toolProvider().provideTools(request).aiServiceTools()).singleElement()
                 .satisfies(t -> assertThat(t.name()).isEqualTo("read_file"));
     }
 
@@ -187,7 +196,7 @@ class ToolYardToolProviderTest {
     @Test
     void nothingLangChain4jHandsTheExecutorMakesItThrow() {
         ToolYardToolProvider tools = provider();
-        ToolExecutor toolExecutor = tools.provideTools(new ToolProviderRequest("m",
+        ToolExecutor toolExecutor = tools.toolProvider().provideTools(new ToolProviderRequest("m",
                 dev.langchain4j.data.message.UserMessage.from("hi"))).aiServiceTools().get(0).toolExecutor();
         String huge = "x".repeat(3 << 20);
         List<ToolExecutionRequest> hostile = List.of(

@@ -425,6 +425,54 @@ class ToolYardTelemetryTest {
 
     // --- observers never change outcomes --------------------------------------------------------------
 
+    /**
+     * Issue 24, item 5: a round's helper lanes are threads of the executor's own, where no context is
+     * current; the observer carries the caller's, so every span of the round keeps the caller's parent.
+     * Two calls wait for each other, so at least one of them ran on a helper lane.
+     */
+    @Test
+    void everySpanOfARoundKeepsTheCallersParentOnWhicheverLaneItRan() throws Exception {
+        java.util.concurrent.CountDownLatch together = new java.util.concurrent.CountDownLatch(2);
+        java.util.Set<String> lanes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        ToolRegistry roundTools = new ToolRegistry();
+        roundTools.register(spec("meet", TEXT_SCHEMA).build(), (a, c) -> {
+            together.countDown();
+            together.await(10, TimeUnit.SECONDS);
+            return ToolOutput.of("met");
+        });
+        roundTools.register(spec("echo", TEXT_SCHEMA).build(), (a, c) -> ToolOutput.of(a.string("text")));
+        List<ToolCallRequest> calls = new ArrayList<>();
+        calls.add(ToolCallRequest.of("meet", "{\"text\":\"a\"}"));
+        calls.add(ToolCallRequest.of("meet", "{\"text\":\"b\"}"));
+        for (int i = 0; i < 10; i++) {
+            calls.add(ToolCallRequest.of(i % 3 == 0 ? "invented" : "echo", "{\"text\":\"" + i + "\"}"));
+        }
+        ToolCallObserver lanesSeen = new ToolCallObserver() {
+            @Override
+            public void onEnd(ToolCallEvent call, ToolCallRecord record) {
+                lanes.add(Thread.currentThread().getName());
+            }
+        };
+        Span agent = otel.getTracer("agent").spanBuilder("invoke_agent").startSpan();
+        try (ToolExecutor executor = ToolExecutor.builder(roundTools, new PathContainment())
+                .allowlist(Set.of("meet", "echo")).store(store).roundParallelism(4)
+                .observer(ToolYardTelemetry.observer(otel)).observer(lanesSeen).build();
+                Scope ignored = agent.makeCurrent()) {
+            assertThat(executor.executeRound(calls, ctx)).hasSize(12);
+        } finally {
+            agent.end();
+        }
+
+        assertThat(together.getCount()).as("both meet calls ran at once, so a helper lane ran one").isZero();
+        assertThat(lanes).anyMatch(name -> name.startsWith("toolyard-round-"));
+        List<SpanData> tools = exporter.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().startsWith("execute_tool")).toList();
+        assertThat(tools).hasSize(12).allSatisfy(s -> {
+            assertThat(s.getTraceId()).isEqualTo(agent.getSpanContext().getTraceId());
+            assertThat(s.getParentSpanId()).isEqualTo(agent.getSpanContext().getSpanId());
+        });
+    }
+
     @Test
     void anObserverThatThrowsChangesNeitherTheOutcomeNorTheRecord() {
         SpanProcessor broken = new SpanProcessor() {

@@ -34,7 +34,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The observer {@code ToolYardTelemetry} builds: one {@code execute_tool} span per call.
  *
  * <p>A call that reaches its handler gets its span in {@link #onStart}, under the caller's current
- * context, and the span waits in a map keyed by call id until {@link #onEnd} removes and ends it. A
+ * context (carried to other threads by {@link #carry}), and the span waits in a map keyed by call id
+ * until {@link #onEnd} removes and ends it. A
  * refused call has no {@code onStart}: its span is made whole in {@code onEnd}. Either way the span
  * starts at the record's {@code startedAt} and ends {@code duration} later, explicit timestamps, so it
  * tells the same times as the record. The map is bounded ({@link #MAX_OPEN_SPANS}): past the bound a
@@ -87,6 +88,15 @@ public final class ExecuteToolObserver implements ToolCallObserver {
             span = start(call);
         }
         finish(span, call, record);
+    }
+
+    /**
+     * A round's helper lane, or an adapter's framework thread, runs its calls in the context current
+     * where the work was handed over, so their spans join the caller's trace under its span.
+     */
+    @Override
+    public Runnable carry(Runnable task) {
+        return Context.current().wrap(task);
     }
 
     /** @return how many started calls wait for their end; for tests */
