@@ -48,7 +48,7 @@ class LoopbackOnlySocketsTest {
     }
 
     @Test
-    void loopbackIsAll_of127Slash8AndColonColon1AndTheMappedFormOf127Slash8() throws IOException {
+    void loopbackIsAllOf127Slash8AndColonColon1AndTheMappedFormOf127Slash8() throws IOException {
         assertThat(LoopbackOnlySockets.isLoopback(ip(127, 0, 0, 1))).isTrue();
         assertThat(LoopbackOnlySockets.isLoopback(ip(127, 0, 0, 2))).isTrue();
         assertThat(LoopbackOnlySockets.isLoopback(ip(127, 255, 255, 254))).isTrue();

@@ -45,6 +45,7 @@ public final class EndToEnd {
         trajectory(checks);
         noTierVisible(checks);
         javaExamples(checks, project.resolve("README.md"), "(d) README");
+        javaExamples(checks, project.resolve("docs/examples.md"), "(d) docs/examples.md"); // the README's further examples
         javaExamples(checks, project.resolve("docs/frameworks.md"), "(d) docs/frameworks.md"); // the agent-framework adapters' examples
         namedTestsExist(checks, project);
         DocsMatchCode.run(checks, project);
