@@ -7,23 +7,6 @@
 # Idempotent; run as root; apt-get update only when something is missing. With CI=true those tests
 # fail rather than skip, so this script must leave all four in place.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
-declare -A need=([mkfifo]=coreutils [setpriv]=util-linux [prlimit]=util-linux [chattr]=e2fsprogs)
-packages=()
-for tool in "${!need[@]}"; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    packages+=("${need[$tool]}")
-  fi
-done
-
-if [ "${#packages[@]}" -gt 0 ]; then
-  mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
-  echo "installing ${packages[*]} for the file tools' tests"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
-fi
-
-for tool in "${!need[@]}"; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing after install: $tool" >&2; exit 1; }
-done
-echo "file tools' test prerequisites present: ${!need[*]}"
+ci_require_tools "the file tools' tests" mkfifo=coreutils setpriv=util-linux prlimit=util-linux chattr=e2fsprogs

@@ -5,12 +5,11 @@
 # not committed). Idempotent: npm ci runs only when the installed version differs from the lock. With
 # CI=true the Cedar tests fail rather than skip, so this script must leave the engine in place.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../toolyard-policy/src/test/cedar"
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "setup-cedar: node and npm are required (Node 20 is expected on this machine kind)" >&2
-  exit 1
-fi
+# Node and npm from Debian when missing (this step runs before setup-mcp-client.sh, which needs them too).
+ci_require_tools "the Cedar engine" node=nodejs npm=npm
 
 want=$(node -e 'console.log(require("./package-lock.json").packages["node_modules/@cedar-policy/cedar-wasm"].version)')
 have=$(node -e 'try { console.log(require("./node_modules/@cedar-policy/cedar-wasm/package.json").version) } catch (e) { console.log("none") }')

@@ -9,23 +9,6 @@
 # Idempotent; run as root; apt-get update only when something is missing. With CI=true the tests
 # fail rather than skip, so this script must leave all of them in place.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
-declare -A need=([whois]=whois [dig]=dnsutils [nmap]=nmap [curl]=curl [nsenter]=util-linux)
-packages=()
-for tool in "${!need[@]}"; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    packages+=("${need[$tool]}")
-  fi
-done
-
-if [ "${#packages[@]}" -gt 0 ]; then
-  mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
-  echo "installing ${packages[*]} for the contract tests"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}"
-fi
-
-for tool in "${!need[@]}"; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing after install: $tool" >&2; exit 1; }
-done
-echo "contract test prerequisites present: ${!need[*]}"
+ci_require_tools "the contract tests" whois=whois dig=dnsutils nmap=nmap curl=curl nsenter=util-linux

@@ -6,13 +6,10 @@
 # Idempotent: runs `npm ci` only when node_modules was not installed from this exact lock file.
 # With CI=true McpCommandTest fails rather than skips, so this script must leave the client in place.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../toolyard-cli/src/test/mcp-client"
 
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "installing nodejs and npm for the MCP client test"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm
-fi
+ci_require_tools "the MCP client test" node=nodejs npm=npm
 major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$major" -lt 18 ]; then
   echo "node $(node --version) is too old: @modelcontextprotocol/sdk 1.32.2 needs Node >= 18" >&2

@@ -10,6 +10,7 @@
 # it only if it is not running (a running server is left alone), and creates the role and database
 # only if they are missing. It exports nothing.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 PORT=55432
 BASE=/var/lib/postgresql/toolyard-test
@@ -32,9 +33,7 @@ pg_bin() {
 
 BIN=$(pg_bin)
 if [ -z "$BIN" ] || ! id postgres >/dev/null 2>&1; then
-  say "PostgreSQL server binaries not found: installing the Debian package postgresql"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql
+  ci_apt_install "(PostgreSQL server binaries not found)" postgresql
   BIN=$(pg_bin)
   if [ -z "$BIN" ]; then
     say "installed postgresql but found no /usr/lib/postgresql/*/bin/initdb" >&2

@@ -3,23 +3,15 @@
 # container rung uses. Idempotent; run as root on Debian 12. No registry is needed: the image is a
 # root file system tarball made here and imported; the host's /usr is bound into it at run time.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 IMAGE="${TOOLYARD_SKELETON_IMAGE:-localhost/toolyard-skeleton:1}"
 
-have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
-
-missing=()
-have bwrap   || missing+=(bubblewrap)
-have podman  || missing+=(podman)
-have runc    || missing+=(runc)          # crun refuses a cgroup v1 layout without systemd
-have dash    || missing+=(dash)          # the bubblewrap rung's launcher: its ulimit sets the limits
-have setpriv || missing+=(util-linux)    # as root, switches the command to the run's own uid
-have prlimit || missing+=(util-linux)    # the container rung's limits, inside the container
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-fi
+# runc: crun refuses a cgroup v1 layout without systemd. dash: the bubblewrap rung's launcher, whose
+# ulimit sets the limits. setpriv: as root, switches the command to the run's own uid. prlimit: the
+# container rung's limits, inside the container. With recommends, as podman was always installed here.
+ci_require_tools --with-recommends "the isolation tests" bwrap=bubblewrap podman=podman runc=runc dash=dash \
+  setpriv=util-linux prlimit=util-linux
 
 if podman image exists "$IMAGE"; then
   echo "image $IMAGE is present"

@@ -3,15 +3,10 @@
 # SyscallTableTest checks every syscall number of the filter (x86_64 and the generic table aarch64
 # uses), and python3, which runs the syscall probe inside the sandboxes. Idempotent; Debian 12, root.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
-missing=()
-[ -f /usr/include/asm-generic/unistd.h ] || missing+=(linux-libc-dev)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-else
-  echo "seccomp test prerequisites are present"
-fi
+headers=()
+[ -f /usr/include/asm-generic/unistd.h ] || headers+=(linux-libc-dev)
+ci_apt_install --with-recommends "for the seccomp tests" "${headers[@]}"
+[ -f /usr/include/asm-generic/unistd.h ] || { echo "missing after install: /usr/include/asm-generic/unistd.h" >&2; exit 1; }
+ci_require_tools --with-recommends "the seccomp tests" python3=python3 setpriv=util-linux

@@ -13,6 +13,7 @@ import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.builtins.FetchLimits;
 import dev.toolyard.builtins.Resolver;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -81,7 +82,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p><b>Network safety.</b> The host name is {@value #HOST}; the {@link Resolver} answers only that
  * name, only with 127.0.0.1, and both clients (the tool and the baseline) open every socket through
- * {@link LoopbackOnlySockets}, which refuses any connect that is not to 127.0.0.1 and the server's port.
+ * {@link LoopbackOnlySockets}, which refuses any connect that is not to loopback and the server's port.
  * The tool's allowlist is {@value #HOST} and {@code 127.0.0.1}: under the egress policy a name reaching
  * a loopback address is fetched only when that address is allowlisted as well.
  */
@@ -129,7 +130,7 @@ public class HttpFetchBenchmark {
         url = "http://" + HOST + ":" + server.port() + LoopbackHttpServer.PATH;
         FetchLimits limits = FetchLimits.defaults();
 
-        toolSockets = new LoopbackOnlySockets(server.port());
+        toolSockets = LoopbackOnlySockets.onPorts(server.port());
         ToolRegistry registry = new ToolRegistry();
         registry.register(BuiltinTools.httpFetch(List.of(HOST, "127.0.0.1"), LOOPBACK_ONLY, limits, toolSockets));
         executor = ToolExecutor.builder(registry, new PathContainment())
@@ -144,7 +145,7 @@ public class HttpFetchBenchmark {
         Duration callTimeout = limits.callTimeout().compareTo(context.timeout()) < 0 ? limits.callTimeout() : context.timeout();
         request = ToolCallRequest.of("http_fetch", "{\"url\":\"" + url + "\"}");
 
-        plainSockets = new LoopbackOnlySockets(server.port());
+        plainSockets = LoopbackOnlySockets.onPorts(server.port());
         plain = new OkHttpClient.Builder()
                 .proxy(Proxy.NO_PROXY)
                 .dns(LOOPBACK_ONLY::resolve)

@@ -18,7 +18,7 @@ import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolSpec;
-import dev.toolyard.builtins.internal.LoopbackOnlySocketFactory;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import dev.toolyard.builtins.internal.ScriptedResolver;
 import java.io.IOException;
 import java.io.InputStream;
@@ -154,7 +154,7 @@ class BuiltinToolsTest {
     // --- http_fetch -----------------------------------------------------------------------------------
 
     private final ScriptedResolver resolver = new ScriptedResolver();
-    private final LoopbackOnlySocketFactory sockets = new LoopbackOnlySocketFactory(Set.of());
+    private final LoopbackOnlySockets sockets = LoopbackOnlySockets.anyPort();
 
     @TempDir
     Path workspace;

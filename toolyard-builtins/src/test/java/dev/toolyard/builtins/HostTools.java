@@ -1,8 +1,6 @@
 package dev.toolyard.builtins;
 
-import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import dev.toolyard.testing.Skip;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -25,12 +23,9 @@ import java.util.concurrent.TimeUnit;
 public final class HostTools {
     private HostTools() {}
 
-    /** Skips the test, or fails it in CI, unless {@code condition}. */
+    /** Skips the test loudly, or fails it in CI, unless {@code condition}: the test kit's {@link Skip}. */
     public static void require(boolean condition, String missing) {
-        if (!condition && "true".equals(System.getenv("CI"))) {
-            fail(missing + " (CI=true, so this test must run; see .ci/setup-builtins-files.sh)");
-        }
-        assumeTrue(condition, missing);
+        Skip.unless(condition, missing + " (.ci/setup-builtins-files.sh installs it)");
     }
 
     /** @return the executable's path, if it is on the PATH */

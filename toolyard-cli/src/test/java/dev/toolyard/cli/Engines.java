@@ -1,9 +1,7 @@
 package dev.toolyard.cli;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import dev.toolyard.sandbox.TieredSandbox;
-import org.junit.jupiter.api.Assumptions;
+import dev.toolyard.testing.Skip;
 
 /**
  * What the CLI tests need of the host. Outside CI a missing engine skips loudly; with {@code CI=true}
@@ -20,14 +18,8 @@ final class Engines {
                 + (bwrap ? "" : "bubblewrap is not installed (apt-get install bubblewrap)"));
     }
 
+    /** Skips loudly (or fails under {@code CI=true}) unless {@code ok}: the test kit's {@link Skip}. */
     static void require(boolean ok, String whatIsMissing) {
-        if (ok) {
-            return;
-        }
-        if ("true".equals(System.getenv("CI"))) {
-            fail("CI=true, so this must run, but " + whatIsMissing);
-        }
-        System.err.println("SKIPPED: " + whatIsMissing);
-        Assumptions.assumeTrue(false, whatIsMissing);
+        Skip.unless(ok, whatIsMissing);
     }
 }

@@ -17,6 +17,7 @@ import dev.toolyard.builtins.FetchLimits;
 import dev.toolyard.builtins.Resolver;
 import dev.toolyard.internal.Json;
 import dev.toolyard.internal.Text;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -59,7 +60,7 @@ class HttpEgressTest {
     void start() throws Exception {
         server = new MockWebServer();
         server.start(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0);
-        sockets = new LoopbackOnlySockets(server.getPort());
+        sockets = LoopbackOnlySockets.onPorts(server.getPort());
     }
 
     @AfterEach

@@ -1,11 +1,9 @@
 package dev.toolyard.contracts;
 
-import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import dev.toolyard.IsolationTier;
 import dev.toolyard.sandbox.ResourceLimits;
 import dev.toolyard.sandbox.TieredSandbox;
+import dev.toolyard.testing.Skip;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,12 +32,9 @@ final class Manifests {
         }
     }
 
-    /** Skips the test, or fails it in CI, unless {@code condition}. */
+    /** Skips the test loudly, or fails it in CI, unless {@code condition}: the test kit's {@link Skip}. */
     static void require(boolean condition, String missing) {
-        if (!condition && "true".equals(System.getenv("CI"))) {
-            fail(missing + " (CI=true, so this test must run; see .ci/setup-contracts.sh and .ci/setup-sandbox.sh)");
-        }
-        assumeTrue(condition, missing);
+        Skip.unless(condition, missing + " (see .ci/setup-contracts.sh and .ci/setup-sandbox.sh)");
     }
 
     static void requireBinary(String name) {

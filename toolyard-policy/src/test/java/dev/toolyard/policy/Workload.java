@@ -16,6 +16,7 @@ import dev.toolyard.builtins.Resolver;
 import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -91,7 +92,7 @@ final class Workload implements AutoCloseable {
             throw new UnknownHostException("the workload resolves only its own names");
         };
         tools.add(BuiltinTools.httpFetch(List.of("docs.internal", "api.internal", "mirror.internal", "127.0.0.1"),
-                resolver, FetchLimits.defaults(), new LoopbackOnlySockets(server.getPort())));
+                resolver, FetchLimits.defaults(), LoopbackOnlySockets.onPorts(server.getPort())));
         tools.add(BuiltinTools.listDir());
         tools.add(BuiltinTools.readFile());
         tools.add(BuiltinTools.writeFile());

@@ -3,6 +3,7 @@ package dev.toolyard.sandbox;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.toolyard.IsolationTier;
+import dev.toolyard.testing.Skip;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real sandboxes the isolation tests run on, one per rung, probed once per test JVM. Outside CI
@@ -39,7 +39,6 @@ public final class Hosts {
             .processCount(64)
             .build();
     public static final int OUTPUT_CAP = 64 * 1024;
-    static final boolean CI = "true".equals(System.getenv("CI"));
 
     private static final Map<IsolationTier, TieredSandbox> SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> ROOMY_SANDBOXES = new EnumMap<>(IsolationTier.class);
@@ -132,16 +131,9 @@ public final class Hosts {
         return b;
     }
 
-    /** Skips loudly when {@code ok} is false, or fails under {@code CI=true}. */
+    /** Skips loudly when {@code ok} is false, or fails under {@code CI=true}: the test kit's {@link Skip}. */
     public static void require(boolean ok, String whatIsMissing) {
-        if (ok) {
-            return;
-        }
-        if (CI) {
-            fail("CI=true, so this must run, but " + whatIsMissing);
-        }
-        System.err.println("SKIPPED: " + whatIsMissing);
-        Assumptions.assumeTrue(false, whatIsMissing);
+        Skip.unless(ok, whatIsMissing);
     }
 
     /** @return the pids of host processes whose command line contains {@code token} */

@@ -13,6 +13,7 @@ import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.sandbox.TieredSandbox;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
+import dev.toolyard.testing.Skip;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
@@ -45,6 +46,7 @@ public final class EndToEnd {
         trajectory(checks);
         noTierVisible(checks);
         javaExamples(checks, project.resolve("README.md"), "(d) README");
+        javaExamples(checks, project.resolve("docs/examples.md"), "(d) docs/examples.md"); // the README's further examples
         javaExamples(checks, project.resolve("docs/frameworks.md"), "(d) docs/frameworks.md"); // the agent-framework adapters' examples
         namedTestsExist(checks, project);
         DocsMatchCode.run(checks, project);
@@ -75,7 +77,7 @@ public final class EndToEnd {
             checks.that(results.get(1).reason().orElse(null) == Reason.PATH_ESCAPE,
                     "(b) ../ out of the workspace is refused: " + results.get(1));
             ToolResult run = results.get(2);
-            if (sandbox.isolationTier() == IsolationTier.UNAVAILABLE && !"true".equals(System.getenv("CI"))) {
+            if (sandbox.isolationTier() == IsolationTier.UNAVAILABLE && !Skip.underCi()) {
                 System.out.println("  SKIP  (b) sandboxed run_command: this host has no isolation tier "
                         + "(install bubblewrap; CI does, and there this is a failure)");
             } else {

@@ -3,10 +3,10 @@ package dev.toolyard.builtins.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.net.InetAddress;
 import java.net.Proxy;
 import java.util.List;
-import java.util.Set;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import okhttp3.OkHttpClient;
@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Test;
 
 class CheckedAddressGuardTest {
     private MockWebServer server;
-    private LoopbackOnlySocketFactory sockets;
+    private LoopbackOnlySockets sockets;
 
     @BeforeEach
     void start() throws Exception {
         server = new MockWebServer();
         server.start(ScriptedResolver.address("127.0.0.1"), 0);
-        sockets = new LoopbackOnlySocketFactory(Set.of(server.getPort()));
+        sockets = LoopbackOnlySockets.onPorts(server.getPort());
     }
 
     @AfterEach

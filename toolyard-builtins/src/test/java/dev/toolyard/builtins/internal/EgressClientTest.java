@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.Reason;
 import dev.toolyard.builtins.FetchLimits;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -21,14 +21,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class EgressClientTest {
     private MockWebServer server;
-    private LoopbackOnlySocketFactory sockets;
+    private LoopbackOnlySockets sockets;
     private EgressClient client;
 
     @BeforeEach
     void start() throws Exception {
         server = new MockWebServer();
         server.start(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0);
-        sockets = new LoopbackOnlySocketFactory(Set.of(server.getPort()));
+        sockets = LoopbackOnlySockets.onPorts(server.getPort());
         client = EgressClient.of(List.of("api.example", "127.0.0.1"),
                 new ScriptedResolver().answer("api.example", "127.0.0.1").answer("meta.example", "169.254.169.254"),
                 FetchLimits.builder().maxBodyBytes(1024).build(), sockets);

@@ -17,6 +17,7 @@ import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.builtins.FetchLimits;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
@@ -60,7 +61,7 @@ class HttpFetchFuzzTest {
 
     private static MockWebServer server;
     private static InetAddress loopback;
-    private static LoopbackOnlySocketFactory sockets;
+    private static LoopbackOnlySockets sockets;
     private static ScriptedResolver resolver;
     private static ToolExecutor executor;
     private static ToolContext context;
@@ -85,7 +86,7 @@ class HttpFetchFuzzTest {
             }
         });
         server.start(loopback, 0);
-        sockets = LoopbackOnlySocketFactory.only(new InetSocketAddress(loopback, server.getPort()));
+        sockets = LoopbackOnlySockets.only(new InetSocketAddress(loopback, server.getPort()));
         resolver = new ScriptedResolver()
                 .answer("docs.example", "127.0.0.1")
                 .answer("localhost", "127.0.0.1")

@@ -17,6 +17,7 @@ import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.builtins.FetchLimits;
+import dev.toolyard.testing.LoopbackOnlySockets;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code http_fetch} through the real executor against a real HTTP server on loopback. Every refusal
  * asserts its reason and how many requests the server saw (zero where the check comes before the
- * socket). Every client uses {@link LoopbackOnlySocketFactory} limited to the server's port, and the
+ * socket). Every client uses {@link LoopbackOnlySockets} limited to the server's port, and the
  * scripted resolver never touches the network.
  */
 class HttpFetchTest {
@@ -55,7 +56,7 @@ class HttpFetchTest {
     private MockWebServer server;
     private int port;
     private ScriptedResolver resolver;
-    private LoopbackOnlySocketFactory sockets;
+    private LoopbackOnlySockets sockets;
     private InMemoryToolCallStore store;
     private MockWebServer tlsServer;
     private HttpFetch.TestTrust trust;
@@ -66,7 +67,7 @@ class HttpFetchTest {
         server.start(InetAddress.getByAddress(LOCALHOST), 0);
         port = server.getPort();
         resolver = new ScriptedResolver().answer(ALLOWED, "127.0.0.1").answer("localhost", "127.0.0.1");
-        sockets = new LoopbackOnlySocketFactory(Set.of(port));
+        sockets = LoopbackOnlySockets.onPorts(port);
         store = new InMemoryToolCallStore();
     }
 
@@ -93,7 +94,7 @@ class HttpFetchTest {
         tlsServer = new MockWebServer();
         tlsServer.useHttps(serverSide.sslSocketFactory());
         tlsServer.start(InetAddress.getByAddress(LOCALHOST), 0);
-        sockets = new LoopbackOnlySocketFactory(Set.of(port, tlsServer.getPort()));
+        sockets = LoopbackOnlySockets.onPorts(port, tlsServer.getPort());
         return tlsServer.getPort();
     }
 
@@ -652,7 +653,7 @@ class HttpFetchTest {
         Tool tool = BuiltinTools.httpFetch(List.of("localhost"), dualStack, FetchLimits.defaults(), sockets);
         server.enqueue(text("text/plain", "over IPv4"));
         assertThat(fetch(tool, "http://localhost:" + port + "/").content()).isEqualTo("over IPv4");
-        assertThat(sockets.attempts()).allSatisfy(a -> assertThat(a.getAddress().isLoopbackAddress()).isTrue());
+        assertThat(sockets.attempts()).allSatisfy(a -> assertThat(LoopbackOnlySockets.isLoopback(a.getAddress())).isTrue());
     }
 
     @Test
