@@ -58,7 +58,7 @@ public final class CallTable implements AutoCloseable {
         return "WITH v AS (SELECT * FROM unnest(" + BATCH_CASTS + ") WITH ORDINALITY AS v(" + COLUMNS
                 + ", is_completion, ord)), "
                 + "i AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + v + " FROM v WHERE NOT v.is_completion"
-                + " ORDER BY v.ord ON CONFLICT (call_id) DO NOTHING RETURNING call_id), "
+                + " ORDER BY v.ord" + Dialect.POSTGRESQL.insertSuffix() + " RETURNING call_id), "
                 + "u AS (UPDATE " + table + " t SET invocation_id = v.invocation_id, tool_name = v.tool_name, "
                 + "status = v.status, reason = v.reason, reason_detail = v.reason_detail, arguments = v.arguments, "
                 + "arguments_sha256 = v.arguments_sha256, arguments_redacted = v.arguments_redacted, "
@@ -370,10 +370,13 @@ public final class CallTable implements AutoCloseable {
         query.toolName().ifPresent(v -> and(where, "tool_name = ?", parameters, StoredText.encode(v)));
         query.status().ifPresent(v -> and(where, "status = ?", parameters, v.wireName()));
         query.startedAtOrAfter().ifPresent(v -> and(where,
-                "(started_at_epoch_second > ? OR (started_at_epoch_second = ? AND started_at_nano >= ?))",
+                "started_at_epoch_second >= ? AND (started_at_epoch_second > ? OR started_at_nano >= ?)",
                 parameters, v.getEpochSecond(), v.getEpochSecond(), v.getNano()));
-        List<ToolCallRecord> newestFirst = new ArrayList<>(
-                selectWith(where + " ORDER BY seq DESC", query.limit(), parameters));
+        // With a start criterion the range on (tool, status, start) or (start) is what is selective; ordering
+        // by "+seq" (the same order) keeps planners from walking a whole (tool, status, seq) index backwards
+        // instead, which on a big table reads every old row of that tool to find the hour's few.
+        String order = query.startedAtOrAfter().isPresent() ? " ORDER BY +seq DESC" : " ORDER BY seq DESC";
+        List<ToolCallRecord> newestFirst = new ArrayList<>(selectWith(where + order, query.limit(), parameters));
         Collections.reverse(newestFirst);
         return newestFirst;
     }
@@ -461,6 +464,15 @@ public final class CallTable implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new SQLException("a row of " + TABLE + " cannot be read as a tool call record: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Removes every call started before {@code cut}, on a connection of its own ({@link Retention}).
+     *
+     * @throws SQLException if the database refused
+     */
+    public Retention.Outcome prune(java.time.Instant cut) throws SQLException {
+        return Retention.prune(dataSource, dialect, guard, cut);
     }
 
     /** Closes the writer's connection. Call only once the writer has stopped. */
