@@ -364,6 +364,38 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
         }
     }
 
+    /**
+     * One page of an export: the calls started at or after {@code since} and before {@code until},
+     * after {@code cursor} if given, in the export order (start, then call id), each as it reads now.
+     * Pass the last record of a page (as an {@link ExportCursor}) to get the next; an empty page is the
+     * end. A call still running reads as interrupted: choose an {@code until} far enough in the past
+     * that the calls before it have finished (the CLI's default is an hour ago). Index range scans on
+     * {@code toolyard_call_by_start}.
+     *
+     * @param since the earliest start, inclusive; never {@code null}
+     * @param until the latest start, exclusive; never {@code null}
+     * @param cursor where the previous page ended; {@code null} for the first page
+     * @param limit most records in the page; positive
+     * @return the page; unmodifiable; never {@code null}
+     * @throws IllegalArgumentException if {@code limit} is not positive
+     * @throws StoreFailureException if the database cannot be read
+     * @throws IllegalStateException if the store is closed
+     */
+    public List<ToolCallRecord> exportAfter(Instant since, Instant until, ExportCursor cursor, int limit) {
+        Objects.requireNonNull(since, "since");
+        Objects.requireNonNull(until, "until");
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, got " + limit);
+        }
+        checkOpen();
+        try {
+            return List.copyOf(table.export(since, until, cursor == null ? null : cursor.startedAt(),
+                    cursor == null ? null : cursor.callId(), limit));
+        } catch (SQLException e) {
+            throw readFailure("the calls to export", e);
+        }
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException(description + " is closed");

@@ -382,6 +382,27 @@ public final class CallTable implements AutoCloseable {
     }
 
     /**
+     * The export order: start, then call id; the calls started in {@code [since, until)}, after the
+     * cursor position if one is given ({@code afterStart} and {@code afterCallId} both set or both null).
+     *
+     * @return at most {@code limit} calls, in the export order
+     * @throws SQLException if the database cannot be read
+     */
+    public List<ToolCallRecord> export(Instant since, Instant until, Instant afterStart, String afterCallId, int limit)
+            throws SQLException {
+        List<Object> parameters = new ArrayList<>(List.of(since.getEpochSecond(), since.getEpochSecond(),
+                since.getNano(), until.getEpochSecond(), until.getNano()));
+        StringBuilder where = new StringBuilder(" WHERE started_at_epoch_second >= ?"
+                + " AND (started_at_epoch_second, started_at_nano) >= (?, ?)"
+                + " AND (started_at_epoch_second, started_at_nano) < (?, ?)");
+        if (afterStart != null) {
+            where.append(" AND (started_at_epoch_second, started_at_nano, call_id) > (?, ?, ?)");
+            parameters.addAll(List.of(afterStart.getEpochSecond(), afterStart.getNano(), StoredText.encode(afterCallId)));
+        }
+        return selectWith(where + " ORDER BY started_at_epoch_second, started_at_nano, call_id", limit, parameters);
+    }
+
+    /**
      * @param callId never {@code null}
      * @return the call with that id; empty if none
      * @throws SQLException if the database cannot be read
