@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Retention and the version 7 upgrade, on both stores: a version 5 store holding records (written
+ * Retention, export and the version 7 upgrade, on both stores: a version 5 store holding records (written
  * by hand, exactly as version 5 wrote them) is opened by this library, which upgrades it in place
  * (on PostgreSQL to range partitions by start) keeping every record; then {@code prune} removes
  * exactly the calls started before the cut while writers keep appending.
@@ -236,6 +236,53 @@ class RetentionTest {
         }
 
         abstract void checkPrune(PruneResult result) throws Exception;
+
+        @Test
+        void exportPagesOfACursorRangeGiveEachRecordOnceInStartThenCallIdOrderAndImportBackExactly() throws Exception {
+            Instant since = NOW.minus(Duration.ofDays(10));
+            Instant until = NOW.minus(Duration.ofHours(2));
+            List<ToolCallRecord> records = new ArrayList<>(oldRecords(NOW.minus(Duration.ofDays(5))));
+            Instant tie = NOW.minus(Duration.ofDays(4));
+            records.add(record("tie-z", tie, false));
+            records.add(record("tie-a", tie, false));
+            records.add(record("tie-m", tie, true));
+            makeVersionFive(records);
+            JdbcToolCallStore store = track(open());
+
+            List<ToolCallRecord> exported = new ArrayList<>();
+            ExportCursor cursor = null;
+            int pages = 0;
+            while (true) {
+                List<ToolCallRecord> page = store.exportAfter(since, until, cursor, 37);
+                if (page.isEmpty()) {
+                    break;
+                }
+                pages++;
+                exported.addAll(page);
+                ToolCallRecord last = page.get(page.size() - 1);
+                cursor = new ExportCursor(last.startedAt(), last.callId());
+            }
+
+            List<ToolCallRecord> expected = records.stream()
+                    .filter(r -> !r.startedAt().isBefore(since) && r.startedAt().isBefore(until))
+                    .sorted(java.util.Comparator.comparing(ToolCallRecord::startedAt).thenComparing(ToolCallRecord::callId))
+                    .toList();
+            assertThat(pages).isGreaterThan(5);
+            assertThat(exported).as("each record of the range once, by start then call id").isEqualTo(expected);
+            assertThat(exported.stream().map(ToolCallRecord::callId).filter(id -> id.startsWith("tie-")))
+                    .containsExactly("tie-a", "tie-m", "tie-z");
+            assertThat(store.exportAfter(since, until, cursor, 37)).as("the cursor at the end finds nothing").isEmpty();
+
+            Path other = Files.createTempDirectory("toolyard-import-");
+            try (JdbcToolCallStore imported = JdbcToolCallStore.sqlite(other.resolve("imported.db"))) {
+                exported.forEach(imported::append);
+                assertThat(imported.exportAfter(since, until, null, 100_000)).isEqualTo(expected);
+            } finally {
+                try (var files = Files.walk(other)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
+            }
+        }
     }
 
     @Nested
