@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -63,9 +64,20 @@ class DatabaseGoesAwayTest {
     /** The documented bound: once the server accepts connections again, the same executor writes within it. */
     static final long RECOVERY_BOUND_SECONDS = 30;
     private static final int CALLERS = 8;
+    /** Calls held in their handlers while the server is stopped. */
+    private static final int HELD = 3;
 
     /** The tool under load: it notes which calls ran (by their argument) and takes a few ms, like real work. */
     static ToolExecutor executor(JdbcToolCallStore store, Set<String> ran) {
+        return executor(store, ran, new CountDownLatch(0), new CountDownLatch(0));
+    }
+
+    /**
+     * As above; a call whose argument starts with {@code held-} counts {@code entered} down in its handler
+     * and then waits for {@code release}, so a test can stop the database while handlers are running.
+     */
+    static ToolExecutor executor(JdbcToolCallStore store, Set<String> ran, CountDownLatch entered,
+            CountDownLatch release) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(ToolSpec.builder("work")
                 .description("Notes that it ran.")
@@ -76,6 +88,10 @@ class DatabaseGoesAwayTest {
                 .build(), (args, ctx) -> {
                     ran.add(args.string("n"));
                     try {
+                        if (args.string("n").startsWith("held-")) {
+                            entered.countDown();
+                            release.await();
+                        }
                         Thread.sleep(5);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -105,7 +121,9 @@ class DatabaseGoesAwayTest {
                 Set<String> ran = ConcurrentHashMap.newKeySet();
                 Map<String, Long> acknowledged = new ConcurrentHashMap<>(); // n -> when (nanoTime)
                 ConcurrentLinkedQueue<String[]> failures = new ConcurrentLinkedQueue<>(); // {n, message}
-                ToolExecutor executor = executor(store, ran);
+                CountDownLatch entered = new CountDownLatch(HELD);
+                CountDownLatch release = new CountDownLatch(1);
+                ToolExecutor executor = executor(store, ran, entered, release);
                 ToolContext context = ToolContext.of("inv-restart", SandboxPaths.of(workspace));
                 AtomicBoolean stop = new AtomicBoolean();
                 List<Thread> callers = new ArrayList<>();
@@ -141,13 +159,34 @@ class DatabaseGoesAwayTest {
                 try {
                     await("200 calls acknowledged before the stop", () -> acknowledged.size() >= 200);
                     failuresBeforeStop = failures.size();
+                    // Calls whose handlers are running when the server dies: their completions must fail.
+                    List<Thread> held = new ArrayList<>();
+                    for (int h = 0; h < HELD; h++) {
+                        String n = "held-" + h;
+                        Thread t = new Thread(() -> {
+                            try {
+                                ToolResult r = executor.execute(call(n), context);
+                                failures.add(new String[] {n, "a held call returned " + r.status()});
+                            } catch (StoreFailureException e) {
+                                failures.add(new String[] {n, String.valueOf(e.getMessage())});
+                            }
+                        }, n);
+                        t.start();
+                        held.add(t);
+                    }
+                    assertThat(entered.await(60, TimeUnit.SECONDS)).as("the held calls are in their handlers").isTrue();
                     try (ServerLock lock = ServerLock.take()) {
                         try {
                             acknowledgedBeforeStop = new HashMap<>(acknowledged);
                             pgCtl(pgCtl, "-m", "immediate", "-w", "stop");
+                            release.countDown();
+                            for (Thread t : held) {
+                                t.join(60_000);
+                            }
                             Thread.sleep(2_000);
                             failuresWhileDown = failures.size() - failuresBeforeStop;
                         } finally {
+                            release.countDown();
                             pgCtl(pgCtl, "-l", CLUSTER.resolve("server.log").toString(), "-w", "-t", "60", "start");
                         }
                         serverUp = System.nanoTime();
@@ -195,7 +234,8 @@ class DatabaseGoesAwayTest {
                 }
                 // A completion that failed after the handler ran says so, and its record reads as what it is:
                 // the mark (interrupted), or the completion if the server committed it and only the answer was lost.
-                assertThat(completionFailures).as("calls in their handlers when the server died").isNotEmpty();
+                assertThat(completionFailures).extracting(f -> f[0]).as("the calls in their handlers when the server died")
+                        .contains("held-0", "held-1", "held-2");
                 for (String[] f : completionFailures) {
                     assertThat(ran).contains(f[0]);
                     assertThat(rows.get(f[0])).as("call %s", f[0])
