@@ -385,6 +385,11 @@ public final class CallTable implements AutoCloseable {
      * The export order: start, then call id; the calls started in {@code [since, until)}, after the
      * cursor position if one is given ({@code afterStart} and {@code afterCallId} both set or both null).
      *
+     * @param since the earliest start, inclusive; never {@code null}
+     * @param until the latest start, exclusive; never {@code null}
+     * @param afterStart the cursor's start; {@code null} for none
+     * @param afterCallId the cursor's call id; {@code null} for none
+     * @param limit most calls; positive
      * @return at most {@code limit} calls, in the export order
      * @throws SQLException if the database cannot be read
      */
@@ -490,6 +495,8 @@ public final class CallTable implements AutoCloseable {
     /**
      * Removes every call started before {@code cut}, on a connection of its own ({@link Retention}).
      *
+     * @param cut calls started strictly before it are removed; never {@code null}
+     * @return what was removed
      * @throws SQLException if the database refused
      */
     public Retention.Outcome prune(java.time.Instant cut) throws SQLException {

@@ -171,6 +171,8 @@ public final class Partitions {
      * none), and it is attached again above the new last day. Writers wait for it (milliseconds: the
      * "after" partition holds only calls started more than {@value #DAYS_AHEAD} days ahead).
      *
+     * @param c a connection to the store's database, not in a transaction; left in the auto-commit mode it had
+     * @param today the day to count ahead from (UTC)
      * @return the days made; empty if none were needed
      * @throws SQLException if it could not (then nothing changed)
      */

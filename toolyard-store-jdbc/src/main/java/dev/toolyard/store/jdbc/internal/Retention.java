@@ -83,6 +83,8 @@ public final class Retention {
     }
 
     /**
+     * What one prune removed.
+     *
      * @param partitionsDropped never {@code null}
      * @param rowsInDroppedPartitions how many rows those held (counted just before)
      * @param rowsDeleted how many rows the batched deletes removed
