@@ -75,6 +75,22 @@ else
   fi
 fi
 
+# DurableStoreBenchmark's PostgreSQL rows need the server .ci/setup-postgres.sh starts; without it they are
+# left out the same way (under CI=true that is an error).
+echo "== preflight: the PostgreSQL server DurableStoreBenchmark's PostgreSQL rows measure"
+if ! preflight=$("$java_bin" -cp "$here/target/benchmarks.jar" dev.toolyard.benchmarks.DurableStoreBenchmark 2>&1); then
+  echo "$preflight" >&2
+  if [ "${CI:-}" = "true" ]; then
+    echo "ERROR: CI=true and PostgreSQL is unavailable (report above): DurableStoreBenchmark's PostgreSQL rows cannot run." >&2
+    exit 1
+  fi
+  echo "WARNING: PostgreSQL is unavailable (report above): DurableStoreBenchmark's PostgreSQL rows are LEFT OUT of this run." >&2
+  jmh_args+=(-e 'DurableStoreBenchmark.executePostgres')
+  label="${label:+$label }DurableStoreBenchmark's PostgreSQL rows left out: no server (.ci/setup-postgres.sh)."
+else
+  echo "   $preflight"
+fi
+
 raw="$here/target/jmh-result.json"
 rm -f "$raw"
 echo "== running JMH (log: benchmarks/target/jmh.log)"

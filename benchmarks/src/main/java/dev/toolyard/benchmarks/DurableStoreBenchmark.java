@@ -1,6 +1,12 @@
 package dev.toolyard.benchmarks;
 
+import dev.toolyard.HandlerMode;
+import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRecord;
+import dev.toolyard.ToolCallRequest;
+import dev.toolyard.ToolContext;
+import dev.toolyard.ToolExecutor;
+import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.io.IOException;
@@ -37,6 +43,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The store row: durable appends per second to {@code JdbcToolCallStore.sqlite(file)} from 1 and from
@@ -54,6 +61,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code java.io.tmpdir} is in memory the directory is made under {@code benchmarks/target} (or the
  * working directory) instead; {@code -jvmArgsAppend -Dtoolyard.bench.storeDir=DIR} chooses it. The
  * tear-down also counts the rows: every append that returned must be in the file.
+ *
+ * <p>The {@code execute*} rows measure what an agent pays: calls through a real {@code ToolExecutor}
+ * (the note tool on the caller's thread), each a write-ahead mark committed before the handler runs and
+ * a completion committed before {@code execute} returns, from 1 and 16 callers, on SQLite and on the
+ * PostgreSQL server {@code .ci/setup-postgres.sh} starts (fsync and {@code synchronous_commit} on,
+ * checked). Since a caller waits for two commits per call, 16 callers make at most
+ * {@code 16 / (2 * commit latency)} calls/s; the tear-down prints writes per commit and checks that every
+ * call that returned is in the store, completed.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -110,6 +125,192 @@ public class DurableStoreBenchmark {
         }
     }
 
+    /**
+     * A real {@code ToolExecutor} recording into a durable store: every call is a write-ahead mark, the
+     * handler (the note tool, on the caller's thread) and a completion, each committed before it returns.
+     * The tear-down checks that every call that returned is in the store, completed.
+     */
+    abstract static class Durable {
+        Path root;
+        ToolContext context;
+        ToolCallRequest request;
+        JdbcToolCallStore store;
+        ToolExecutor executor;
+        final LongAdder executed = new LongAdder();
+
+        abstract JdbcToolCallStore openStore() throws Exception;
+
+        abstract long completedRows() throws SQLException;
+
+        abstract String where();
+
+        void open() throws Exception {
+            root = Workspace.create();
+            context = ToolContext.of(INVOCATION, SandboxPaths.of(root));
+            request = ToolCallRequest.of(NoteTool.NAME, NoteTool.ARGUMENTS);
+            store = openStore();
+            executor = ExecutorFixture.note(HandlerMode.CALLER_THREAD, store);
+            call();
+        }
+
+        void call() {
+            ToolResult r = executor.execute(request, context);
+            if (r.status() != ToolStatus.OK) {
+                throw new IllegalStateException("the benchmark expects ok but got " + r.status() + ": " + r.content());
+            }
+            executed.increment();
+        }
+
+        void close() throws Exception {
+            try {
+                long commits = transactions(store);
+                store.close();
+                long rows = completedRows();
+                long made = executed.sum();
+                System.err.printf(Locale.ROOT, "DurableStoreBenchmark: %,d calls (%,d writes) in %s commits (%s writes"
+                        + " per commit) on %s%n", made, 2 * made,
+                        commits < 0 ? "?" : String.format(Locale.ROOT, "%,d", commits),
+                        commits <= 0 ? "?" : String.format(Locale.ROOT, "%.2f", 2.0 * made / commits), where());
+                if (rows != made) {
+                    throw new IllegalStateException(made + " calls returned but the store holds " + rows
+                            + " completed rows");
+                }
+            } finally {
+                Workspace.delete(root);
+            }
+        }
+    }
+
+    /** The executor on an SQLite file on a disk (see {@link #storeParent}). */
+    @State(Scope.Benchmark)
+    public static class SqliteExecutor extends Durable {
+        Path dir;
+        Path file;
+
+        @Override
+        JdbcToolCallStore openStore() throws IOException {
+            dir = Files.createTempDirectory(storeParent(), "toolyard-bench-store-");
+            file = dir.resolve("calls.db");
+            return JdbcToolCallStore.sqlite(file);
+        }
+
+        @Override
+        long completedRows() throws SQLException {
+            return countRows(DriverManager.getConnection("jdbc:sqlite:" + file));
+        }
+
+        @Override
+        String where() {
+            return "SQLite " + file;
+        }
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            open();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            try {
+                close();
+            } finally {
+                Workspace.delete(dir);
+            }
+        }
+    }
+
+    /**
+     * The executor on the PostgreSQL server {@code .ci/setup-postgres.sh} starts (fsync and
+     * {@code synchronous_commit} on), in a fresh schema per trial, dropped afterwards. The URL, user
+     * and password are the system properties {@code toolyard.bench.pgUrl}, {@code toolyard.bench.pgUser}
+     * and {@code toolyard.bench.pgPassword} (defaults: the tests' server); the host must be loopback.
+     */
+    @State(Scope.Benchmark)
+    public static class PostgresExecutor extends Durable {
+        final String schema = "toolyard_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        PGSimpleDataSource dataSource;
+
+        @Override
+        JdbcToolCallStore openStore() throws SQLException {
+            dataSource = postgres();
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE SCHEMA " + schema);
+                try (ResultSet rs = s.executeQuery("SELECT current_setting('fsync'), current_setting('synchronous_commit')")) {
+                    rs.next();
+                    if (!"on".equals(rs.getString(1)) || "off".equals(rs.getString(2))) {
+                        throw new IllegalStateException("the PostgreSQL server runs with fsync=" + rs.getString(1)
+                                + ", synchronous_commit=" + rs.getString(2) + ": these rows measure durable commits only");
+                    }
+                }
+            }
+            dataSource.setCurrentSchema(schema);
+            return JdbcToolCallStore.of(dataSource);
+        }
+
+        @Override
+        long completedRows() throws SQLException {
+            return countRows(dataSource.getConnection());
+        }
+
+        @Override
+        String where() {
+            return "PostgreSQL schema " + schema;
+        }
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            open();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            try {
+                close();
+            } finally {
+                PGSimpleDataSource admin = postgres();
+                try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                }
+            }
+        }
+    }
+
+    /**
+     * The run script's preflight: exits 0 if the PostgreSQL rows can run (the server answers, with fsync
+     * and {@code synchronous_commit} on), else prints why and exits 1.
+     */
+    public static void main(String[] args) {
+        try (Connection c = postgres().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT current_setting('fsync'), current_setting('synchronous_commit'),"
+                        + " version()")) {
+            rs.next();
+            if (!"on".equals(rs.getString(1)) || "off".equals(rs.getString(2))) {
+                System.out.println("postgres: fsync=" + rs.getString(1) + ", synchronous_commit=" + rs.getString(2)
+                        + ": not durable");
+                System.exit(1);
+            }
+            System.out.println("postgres: " + rs.getString(3));
+        } catch (SQLException | RuntimeException e) {
+            System.out.println("postgres: unreachable (" + e.getMessage() + "); run .ci/setup-postgres.sh as root");
+            System.exit(1);
+        }
+    }
+
+    /** @return a data source on the benchmark's PostgreSQL server, refusing any host but loopback */
+    static PGSimpleDataSource postgres() {
+        String url = System.getProperty("toolyard.bench.pgUrl", "jdbc:postgresql://127.0.0.1:55432/toolyard_test");
+        String host = url.replaceFirst("^jdbc:postgresql://\\[?([^/\\]:?]+).*$", "$1");
+        if (!host.equals("localhost") && !host.equals("::1") && !host.matches("127\\.\\d+\\.\\d+\\.\\d+")) {
+            throw new IllegalStateException("toolyard.bench.pgUrl must name a loopback host, got " + url);
+        }
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(url);
+        ds.setUser(System.getProperty("toolyard.bench.pgUser", "toolyard"));
+        ds.setPassword(System.getProperty("toolyard.bench.pgPassword", "toolyard"));
+        ds.setConnectTimeout(5);
+        return ds;
+    }
+
     /** The in-memory store, drained as the rest of the suite drains it ({@link DrainedInMemoryStore}). */
     @State(Scope.Benchmark)
     public static class InMemory {
@@ -139,6 +340,30 @@ public class DurableStoreBenchmark {
     public void sqliteEightThreads(Sqlite s, Ids ids) {
         s.store.append(ids.nextRecord());
         s.appended.increment();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public void executeSqliteOneCaller(SqliteExecutor s) {
+        s.call();
+    }
+
+    @Benchmark
+    @Threads(16)
+    public void executeSqliteSixteenCallers(SqliteExecutor s) {
+        s.call();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public void executePostgresOneCaller(PostgresExecutor p) {
+        p.call();
+    }
+
+    @Benchmark
+    @Threads(16)
+    public void executePostgresSixteenCallers(PostgresExecutor p) {
+        p.call();
     }
 
     @Benchmark
@@ -192,6 +417,16 @@ public class DurableStoreBenchmark {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM toolyard_call")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** @return the completed rows the connection's store holds; closes the connection */
+    private static long countRows(Connection connection) throws SQLException {
+        try (Connection c = connection;
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM toolyard_call WHERE completed")) {
             rs.next();
             return rs.getLong(1);
         }

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code toolyard records}: what a store holds, filtered in the store's own query. */
-@Command(name = "records", subcommands = RecordsShowCommand.class,
+@Command(name = "records", subcommands = {RecordsShowCommand.class, RecordsPruneCommand.class, RecordsExportCommand.class},
         description = {"List the calls a store recorded: the newest --limit calls matching every filter given, "
                 + "oldest first.", "Use 'records show CALL_ID' for one whole record."})
 final class RecordsCommand implements Callable<Integer> {

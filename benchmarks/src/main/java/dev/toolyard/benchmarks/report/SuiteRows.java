@@ -142,6 +142,30 @@ final class SuiteRows {
                             + " 8 / (the WAL fsync's latency + a commit's CPU); the tear-down prints appends per commit"),
             new Row("store.sqlite.8_vs_1", "durable SQLite appends/s, 8 threads vs 1 (what group commit buys; report)",
                     STORE + "sqliteEightThreads", STORE + "sqliteOneThread", Metric.SCORE, List.of(), null, null),
+            new Row("store.pg.execute.16", "durable calls/s through the executor (mark + completion), 16 callers,"
+                    + " PostgreSQL vs SQLite", STORE + "executePostgresSixteenCallers",
+                    STORE + "executeSqliteSixteenCallers", Metric.SCORE, List.of(new AtLeast(10_000, "ops/s")), null,
+                    "each call waits for two commits in turn (the mark, then the completion), so 16 callers make at"
+                            + " most 16 / (2 x a commit's latency) calls/s: the server's WAL fsync plus one round trip"
+                            + " per batch; the tear-down prints writes per commit"),
+            new Row("store.pg.execute.1", "durable calls/s through the executor, 1 caller, PostgreSQL vs SQLite (report)",
+                    STORE + "executePostgresOneCaller", STORE + "executeSqliteOneCaller", Metric.SCORE, List.of(), null,
+                    null),
+            new Row("store.pg.execute.16_vs_1", "durable calls/s through the executor on PostgreSQL, 16 callers vs 1"
+                    + " (what group commit buys; report)", STORE + "executePostgresSixteenCallers",
+                    STORE + "executePostgresOneCaller", Metric.SCORE, List.of(), null, null),
+            new Row("store.sqlite.execute.16_vs_1", "durable calls/s through the executor on SQLite, 16 callers vs 1"
+                    + " (report)", STORE + "executeSqliteSixteenCallers", STORE + "executeSqliteOneCaller", Metric.SCORE,
+                    List.of(), null, null),
+            new Row("store.query.invocation", "every call of an invocation on 10M records, PostgreSQL vs SQLite",
+                    "StoreQueryBenchmark.postgresByInvocation", "StoreQueryBenchmark.sqliteByInvocation", Metric.SCORE,
+                    List.of(new AtMost(10_000, "us/op")), null,
+                    "an index range scan of 10 rows scattered over the table: page reads from a disk shared with"
+                            + " other sessions, and a connection per read"),
+            new Row("store.query.tool_status_hour", "the newest 100 failed calls of a tool in the last hour on 10M"
+                    + " records, PostgreSQL vs SQLite", "StoreQueryBenchmark.postgresToolStatusLastHour",
+                    "StoreQueryBenchmark.sqliteToolStatusLastHour", Metric.SCORE, List.of(new AtMost(10_000, "us/op")),
+                    null, "a range scan of toolyard_call_by_tool_status_start (about 70 rows) and a sort of them by seq"),
             new Row("allocation.langchain4j", "bytes per execute (CALLER_THREAD) vs LangChain4j",
                     CALLER + "toolyard", CALLER + "langchain4j", Metric.ALLOCATION,
                     List.of(new AtMost(4096, "B/op")), null,

@@ -10,6 +10,8 @@ import dev.toolyard.store.jdbc.internal.CallTable;
 import dev.toolyard.store.jdbc.internal.CommitGuard;
 import dev.toolyard.store.jdbc.internal.Dialect;
 import dev.toolyard.store.jdbc.internal.GroupCommitWriter;
+import dev.toolyard.store.jdbc.internal.Partitions;
+import dev.toolyard.store.jdbc.internal.Retention;
 import dev.toolyard.store.jdbc.internal.Schema;
 import dev.toolyard.store.jdbc.internal.SqliteFileGuard;
 import dev.toolyard.store.jdbc.internal.Write;
@@ -22,6 +24,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -147,6 +151,9 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             Dialect dialect = forced != null ? forced : Dialect.of(writer);
             dialect.prepareWriter(writer);
             Schema.migrate(writer, dialect);
+            if (dialect == Dialect.POSTGRESQL) {
+                Partitions.ensureAhead(writer, Partitions.today());
+            }
             return new JdbcToolCallStore(new CallTable(dataSource, dialect, CommitGuard.NONE, writer), description);
         } catch (SQLException | RuntimeException e) {
             closeQuietly(writer, e);
@@ -310,6 +317,82 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             return table.byCallId(callId);
         } catch (SQLException e) {
             throw readFailure("a call by its id", e);
+        }
+    }
+
+    /**
+     * Removes every call that started more than {@code olderThan} ago (by this JVM's clock), while
+     * writers keep writing. See {@link #prune(Instant)}.
+     *
+     * @param olderThan the age past which calls go; positive; never {@code null}
+     * @return what was removed; never {@code null}
+     * @throws IllegalArgumentException if {@code olderThan} is zero or negative
+     * @throws StoreFailureException if the database refused (what was removed before stays removed)
+     * @throws IllegalStateException if the store is closed
+     */
+    public PruneResult prune(Duration olderThan) {
+        Objects.requireNonNull(olderThan, "olderThan");
+        if (olderThan.isNegative() || olderThan.isZero()) {
+            throw new IllegalArgumentException("olderThan must be positive, got " + olderThan);
+        }
+        return prune(Instant.now().minus(olderThan));
+    }
+
+    /**
+     * Removes exactly the calls whose {@code startedAt} is before {@code cut}, without stopping
+     * writers. On PostgreSQL (schema version 7: range partitions by start, one per UTC day) the days
+     * wholly before the cut are detached {@code CONCURRENTLY} and dropped, and the rest of the rows
+     * before it deleted in batches; the day partitions of the coming week are made first. On SQLite
+     * (and other databases) the rows go by deletes of at most 5,000 rows, each a short transaction of
+     * its own. A call still running whose mark is removed cannot be completed afterwards (its
+     * completion is refused), so choose a cut well past the longest call.
+     *
+     * @param cut calls started strictly before it are removed; never {@code null}
+     * @return what was removed; never {@code null}
+     * @throws StoreFailureException if the database refused (what was removed before stays removed)
+     * @throws IllegalStateException if the store is closed
+     */
+    public PruneResult prune(Instant cut) {
+        Objects.requireNonNull(cut, "cut");
+        checkOpen();
+        try {
+            Retention.Outcome o = table.prune(cut);
+            return new PruneResult(cut, o.partitionsDropped(), o.rowsInDroppedPartitions(), o.rowsDeleted());
+        } catch (SQLException e) {
+            throw new StoreFailureException("could not prune the calls started before " + cut + " from " + description
+                    + ": " + e, e);
+        }
+    }
+
+    /**
+     * One page of an export: the calls started at or after {@code since} and before {@code until},
+     * after {@code cursor} if given, in the export order (start, then call id), each as it reads now.
+     * Pass the last record of a page (as an {@link ExportCursor}) to get the next; an empty page is the
+     * end. A call still running reads as interrupted: choose an {@code until} far enough in the past
+     * that the calls before it have finished (the CLI's default is an hour ago). Index range scans on
+     * {@code toolyard_call_by_start}.
+     *
+     * @param since the earliest start, inclusive; never {@code null}
+     * @param until the latest start, exclusive; never {@code null}
+     * @param cursor where the previous page ended; {@code null} for the first page
+     * @param limit most records in the page; positive
+     * @return the page; unmodifiable; never {@code null}
+     * @throws IllegalArgumentException if {@code limit} is not positive
+     * @throws StoreFailureException if the database cannot be read
+     * @throws IllegalStateException if the store is closed
+     */
+    public List<ToolCallRecord> exportAfter(Instant since, Instant until, ExportCursor cursor, int limit) {
+        Objects.requireNonNull(since, "since");
+        Objects.requireNonNull(until, "until");
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit must be positive, got " + limit);
+        }
+        checkOpen();
+        try {
+            return List.copyOf(table.export(since, until, cursor == null ? null : cursor.startedAt(),
+                    cursor == null ? null : cursor.callId(), limit));
+        } catch (SQLException e) {
+            throw readFailure("the calls to export", e);
         }
     }
 

@@ -13,9 +13,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /**
@@ -40,10 +42,39 @@ public final class CallTable implements AutoCloseable {
             + "completed = ?, request_call_id = ?, approver = ?, agent = ?, shadow_denial = ? "
             + "WHERE call_id = ? AND completed = ?";
 
+    /** The array types of the one-statement batch's parameters, in {@link #COLUMNS} order, then "is a completion". */
+    private static final String[] BATCH_COLUMN_TYPES = {"text", "text", "text", "text", "text", "text", "text", "text",
+        "bool", "text", "int8", "int4", "int8", "int4", "bool", "text", "text", "text", "text", "bool"};
+    private static final String BATCH_CASTS = "?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], "
+            + "?::text[], ?::text[], ?::bool[], ?::text[], ?::int8[], ?::int4[], ?::int8[], ?::int4[], ?::bool[], "
+            + "?::text[], ?::text[], ?::text[], ?::text[], ?::bool[]";
+    /**
+     * PostgreSQL's one-statement batch: the rows come in as one array
+     * per column; the inserts go in the order given (so {@code seq} follows it), the completions update
+     * open marks; the result names every call id written, with {@code true} for a completion.
+     */
+    static String batchStatement(String table) {
+        String v = "v." + COLUMNS.replace(", ", ", v.");
+        return "WITH v AS (SELECT * FROM unnest(" + BATCH_CASTS + ") WITH ORDINALITY AS v(" + COLUMNS
+                + ", is_completion, ord)), "
+                + "i AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + v + " FROM v WHERE NOT v.is_completion"
+                + " ORDER BY v.ord" + Dialect.POSTGRESQL.insertSuffix() + " RETURNING call_id), "
+                + "u AS (UPDATE " + table + " t SET invocation_id = v.invocation_id, tool_name = v.tool_name, "
+                + "status = v.status, reason = v.reason, reason_detail = v.reason_detail, arguments = v.arguments, "
+                + "arguments_sha256 = v.arguments_sha256, arguments_redacted = v.arguments_redacted, "
+                + "summary = v.summary, started_at_epoch_second = v.started_at_epoch_second, "
+                + "started_at_nano = v.started_at_nano, duration_second = v.duration_second, "
+                + "duration_nano = v.duration_nano, completed = true, request_call_id = v.request_call_id, "
+                + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial "
+                + "FROM v WHERE v.is_completion AND t.call_id = v.call_id AND NOT t.completed RETURNING t.call_id) "
+                + "SELECT call_id, false FROM i UNION ALL SELECT call_id, true FROM u";
+    }
+
     private final DataSource dataSource;
     private final Dialect dialect;
     private final CommitGuard guard;
     private final String insert;
+    private final String batchStatement = batchStatement(TABLE);
     private Connection writer;
 
     /**
@@ -73,7 +104,13 @@ public final class CallTable implements AutoCloseable {
      * @throws SQLException if the batch could not be committed, or was committed to a database the guard rejects
      */
     public int[] write(List<Write> writes) throws SQLException {
+        if (dialect == Dialect.POSTGRESQL && !completesWhatItInserts(writes)) {
+            return writeInOneStatement(writes);
+        }
         Connection c = writerConnection();
+        if (c.getAutoCommit()) {
+            c.setAutoCommit(false);
+        }
         int[] counts = new int[writes.size()];
         try {
             List<Integer> inserts = new ArrayList<>();
@@ -125,6 +162,99 @@ public final class CallTable implements AutoCloseable {
         } catch (SQLException e) {
             dropWriter(e);
             throw new SQLException("committed, but not durably: " + e.getMessage(), e);
+        }
+        return counts;
+    }
+
+    /**
+     * True if a completion in the batch names a call that an insert of the same batch writes: one
+     * statement sees the table as it was before the statement, so such a batch takes the two-statement
+     * transaction, where the update sees the insert.
+     */
+    private static boolean completesWhatItInserts(List<Write> writes) {
+        Set<String> inserted = null;
+        for (Write w : writes) {
+            if (w.kind() == Write.Kind.COMPLETE) {
+                if (inserted != null && inserted.contains(w.record().callId())) {
+                    return true;
+                }
+            } else {
+                if (inserted == null) {
+                    inserted = new HashSet<>();
+                }
+                inserted.add(w.record().callId());
+            }
+        }
+        return false;
+    }
+
+    /**
+     * PostgreSQL: the whole batch, marks, appends and completions, as one statement in autocommit
+     * mode ({@link #BATCH_STATEMENT}), so a batch costs one round trip and one commit (instead of
+     * an insert, an update and a {@code COMMIT}: three). The statement is atomic: on failure none of
+     * its rows is kept. Within the batch, a second write of the same call id is refused without
+     * being sent (the first one decides), exactly as the two-statement path would refuse it.
+     */
+    private int[] writeInOneStatement(List<Write> writes) throws SQLException {
+        Connection c = writerConnection();
+        int n = writes.size();
+        int[] counts = new int[n];
+        boolean[] sent = new boolean[n];
+        Set<String> insertIds = new HashSet<>();
+        Set<String> updateIds = new HashSet<>();
+        List<Integer> rows = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Write w = writes.get(i);
+            String id = StoredText.encode(w.record().callId());
+            if ((w.kind() == Write.Kind.COMPLETE ? updateIds : insertIds).add(id)) {
+                sent[i] = true;
+                rows.add(i);
+            }
+        }
+        int m = rows.size();
+        Object[][] columns = new Object[BATCH_COLUMN_TYPES.length][m];
+        for (int k = 0; k < m; k++) {
+            Write w = writes.get(rows.get(k));
+            ToolCallRecord r = w.record();
+            Object[] row = {StoredText.encode(r.callId()), StoredText.encode(r.invocationId()),
+                    StoredText.encode(r.toolName()), r.status().wireName(),
+                    r.reason() == null ? null : r.reason().wireName(), StoredText.encode(r.reasonDetail()),
+                    StoredText.encode(r.arguments()), StoredText.encode(r.argumentsSha256()), r.argumentsRedacted(),
+                    StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
+                    r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
+                    StoredText.encode(r.requestCallId()), StoredText.encode(r.approver()),
+                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()),
+                    w.kind() == Write.Kind.COMPLETE};
+            for (int col = 0; col < row.length; col++) {
+                columns[col][k] = row[col];
+            }
+        }
+        Set<String> insertedNow = new HashSet<>();
+        Set<String> updatedNow = new HashSet<>();
+        try {
+            guard.check();
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            try (PreparedStatement p = c.prepareStatement(batchStatement)) {
+                for (int col = 0; col < columns.length; col++) {
+                    p.setArray(col + 1, c.createArrayOf(BATCH_COLUMN_TYPES[col], columns[col]));
+                }
+                try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                        (rs.getBoolean(2) ? updatedNow : insertedNow).add(rs.getString(1));
+                    }
+                }
+            }
+            guard.check();
+        } catch (Throwable t) {
+            dropWriter(t);
+            throw t;
+        }
+        for (int i = 0; i < n; i++) {
+            Write w = writes.get(i);
+            String id = StoredText.encode(w.record().callId());
+            counts[i] = sent[i] && (w.kind() == Write.Kind.COMPLETE ? updatedNow : insertedNow).contains(id) ? 1 : 0;
         }
         return counts;
     }
@@ -240,12 +370,41 @@ public final class CallTable implements AutoCloseable {
         query.toolName().ifPresent(v -> and(where, "tool_name = ?", parameters, StoredText.encode(v)));
         query.status().ifPresent(v -> and(where, "status = ?", parameters, v.wireName()));
         query.startedAtOrAfter().ifPresent(v -> and(where,
-                "(started_at_epoch_second > ? OR (started_at_epoch_second = ? AND started_at_nano >= ?))",
+                "started_at_epoch_second >= ? AND (started_at_epoch_second > ? OR started_at_nano >= ?)",
                 parameters, v.getEpochSecond(), v.getEpochSecond(), v.getNano()));
-        List<ToolCallRecord> newestFirst = new ArrayList<>(
-                selectWith(where + " ORDER BY seq DESC", query.limit(), parameters));
+        // With a start criterion the range on (tool, status, start) or (start) is what is selective; ordering
+        // by "+seq" (the same order) keeps planners from walking a whole (tool, status, seq) index backwards
+        // instead, which on a big table reads every old row of that tool to find the hour's few.
+        String order = query.startedAtOrAfter().isPresent() ? " ORDER BY +seq DESC" : " ORDER BY seq DESC";
+        List<ToolCallRecord> newestFirst = new ArrayList<>(selectWith(where + order, query.limit(), parameters));
         Collections.reverse(newestFirst);
         return newestFirst;
+    }
+
+    /**
+     * The export order: start, then call id; the calls started in {@code [since, until)}, after the
+     * cursor position if one is given ({@code afterStart} and {@code afterCallId} both set or both null).
+     *
+     * @param since the earliest start, inclusive; never {@code null}
+     * @param until the latest start, exclusive; never {@code null}
+     * @param afterStart the cursor's start; {@code null} for none
+     * @param afterCallId the cursor's call id; {@code null} for none
+     * @param limit most calls; positive
+     * @return at most {@code limit} calls, in the export order
+     * @throws SQLException if the database cannot be read
+     */
+    public List<ToolCallRecord> export(Instant since, Instant until, Instant afterStart, String afterCallId, int limit)
+            throws SQLException {
+        List<Object> parameters = new ArrayList<>(List.of(since.getEpochSecond(), since.getEpochSecond(),
+                since.getNano(), until.getEpochSecond(), until.getNano()));
+        StringBuilder where = new StringBuilder(" WHERE started_at_epoch_second >= ?"
+                + " AND (started_at_epoch_second, started_at_nano) >= (?, ?)"
+                + " AND (started_at_epoch_second, started_at_nano) < (?, ?)");
+        if (afterStart != null) {
+            where.append(" AND (started_at_epoch_second, started_at_nano, call_id) > (?, ?, ?)");
+            parameters.addAll(List.of(afterStart.getEpochSecond(), afterStart.getNano(), StoredText.encode(afterCallId)));
+        }
+        return selectWith(where + " ORDER BY started_at_epoch_second, started_at_nano, call_id", limit, parameters);
     }
 
     /**
@@ -331,6 +490,17 @@ public final class CallTable implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new SQLException("a row of " + TABLE + " cannot be read as a tool call record: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Removes every call started before {@code cut}, on a connection of its own ({@link Retention}).
+     *
+     * @param cut calls started strictly before it are removed; never {@code null}
+     * @return what was removed
+     * @throws SQLException if the database refused
+     */
+    public Retention.Outcome prune(java.time.Instant cut) throws SQLException {
+        return Retention.prune(dataSource, dialect, guard, cut);
     }
 
     /** Closes the writer's connection. Call only once the writer has stopped. */

@@ -26,6 +26,14 @@ public final class GroupCommitWriter implements AutoCloseable {
     /** Longest the writer waits for the callers of its last batch to come back, in nanoseconds. */
     public static final long LINGER_NANOS = 500_000;
 
+    /**
+     * What a failed completion adds to its message: by then the handler has run, so its side effects
+     * happened whatever the record says, and the caller must not run the call again as if it had not.
+     */
+    public static final String COMPLETION_FAILED = "; THE HANDLER HAS ALREADY RUN (its side effects happened): do not"
+            + " retry this call blindly. Its record reads as interrupted (its write-ahead mark), or as completed if"
+            + " the server committed the completion but its answer was lost";
+
     private static final Pending STOP = new Pending(null);
     private static final AtomicLong THREADS = new AtomicLong();
 
@@ -77,6 +85,9 @@ public final class GroupCommitWriter implements AutoCloseable {
             String what = "could not " + write.kind().verb() + " call " + write.record().callId() + " in " + description;
             if (cause instanceof Refused) {
                 throw new IllegalStateException(what + ": " + cause.getMessage());
+            }
+            if (write.kind() == Write.Kind.COMPLETE) {
+                throw new StoreFailureException(what + ": " + cause + COMPLETION_FAILED, cause);
             }
             throw new StoreFailureException(what + ": " + cause, cause);
         }

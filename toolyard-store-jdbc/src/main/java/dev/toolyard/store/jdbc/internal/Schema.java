@@ -14,11 +14,12 @@ import java.util.List;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int CURRENT_VERSION = 5;
+    public static final int CURRENT_VERSION = 7;
     /** The table that records which versions were applied. */
     public static final String VERSION_TABLE = "toolyard_schema_version";
 
     private static final int ATTEMPTS = 3;
+    private static final System.Logger LOGGER = System.getLogger(Schema.class.getName());
 
     private Schema() {}
 
@@ -85,6 +86,19 @@ public final class Schema {
             if (found < 5) {
                 apply(s, dialect.schemaVersion5());
                 recordVersion(connection, 5, "what a policy gate in shadow mode would have refused (shadow_denial)");
+            }
+            if (found < 6) {
+                apply(s, dialect.schemaVersion6());
+                recordVersion(connection, 6, "indexes on the call's start: by tool, status and start, and by start");
+            }
+            if (found < 7) {
+                if (dialect == Dialect.POSTGRESQL) {
+                    String what = Partitions.convert(s, Partitions.today());
+                    LOGGER.log(System.Logger.Level.INFO, "toolyard store schema version 7: " + what);
+                    recordVersion(connection, 7, what.length() <= 200 ? what : what.substring(0, 197) + "...");
+                } else {
+                    recordVersion(connection, 7, "retention: no change to the table (old calls go by batched deletes)");
+                }
             }
         }
         return found;
