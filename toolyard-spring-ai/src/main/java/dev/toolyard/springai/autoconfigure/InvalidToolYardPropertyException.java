@@ -11,8 +11,11 @@ import java.util.Objects;
 public final class InvalidToolYardPropertyException extends IllegalStateException {
     private static final long serialVersionUID = 1L;
 
+    /** The property's name. */
     private final String property;
+    /** What is wrong with its value. */
     private final String problem;
+    /** How to fix it. */
     private final String action;
 
     /**

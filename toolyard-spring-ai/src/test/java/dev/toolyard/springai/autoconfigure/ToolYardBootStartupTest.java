@@ -165,6 +165,18 @@ class ToolYardBootStartupTest {
     }
 
     @Test
+    void twoApprovalGateBeansFailStartupRatherThanPickOne() {
+        ApprovalGate approveAll = request -> CompletableFuture.completedFuture(ApprovalDecision.approve("a"));
+        bootApplication(new ScriptedChatModel(), new CopyOnWriteArrayList<>())
+                .withBean("firstGate", ApprovalGate.class, () -> approveAll)
+                .withBean("secondGate", ApprovalGate.class, () -> approveAll)
+                .withPropertyValues("toolyard.allowlist=deploy", "toolyard.workspace=" + work)
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(org.springframework.beans.factory.NoUniqueBeanDefinitionException.class)
+                        .hasMessageContaining("firstGate").hasMessageContaining("secondGate"));
+    }
+
+    @Test
     void aTurnOfFortyCallsThroughBootsChatClientIsCappedAtTheConfiguredRound() {
         List<ToolCall> turn = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
