@@ -20,12 +20,15 @@ import java.time.Duration;
 import java.util.UUID;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Builds a ToolYard executor from {@code toolyard.*} properties ({@link ToolYardProperties}) and the
@@ -155,6 +158,17 @@ public class ToolYardAutoConfiguration {
         ObservationRegistry registry = observations.getIfUnique(() -> ObservationRegistry.NOOP);
         return new ToolYardToolCallingManager(tools,
                 ToolCallingManager.builder().observationRegistry(registry).build(), registry);
+    }
+
+    /**
+     * @param context the application context, asked which auto-configured beans exist
+     * @param environment where the {@code toolyard.*} properties are set
+     * @return the check that no {@code toolyard.*} property is set that only a replaced bean would read
+     */
+    @Bean
+    public static SmartInitializingSingleton toolYardIgnoredProperties(ApplicationContext context,
+            Environment environment) {
+        return new IgnoredProperties(context, environment);
     }
 
     /**

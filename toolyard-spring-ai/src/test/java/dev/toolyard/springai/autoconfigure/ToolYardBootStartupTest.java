@@ -177,6 +177,24 @@ class ToolYardBootStartupTest {
     }
 
     @Test
+    void aPropertyOnlyAReplacedBeanWouldReadStopsStartupInsteadOfDoingNothing() {
+        dev.toolyard.springai.ToolContextResolver own = spring -> dev.toolyard.ToolContext.of("own",
+                dev.toolyard.SandboxPaths.of(work));
+        bootApplication(new ScriptedChatModel(), new CopyOnWriteArrayList<>())
+                .withBean(dev.toolyard.springai.ToolContextResolver.class, () -> own)
+                .withPropertyValues("toolyard.allowlist=read_file", "toolyard.timeout=5s")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(InvalidToolYardPropertyException.class)
+                        .hasMessage("toolyard.timeout is set, but the application defines its own ToolContextResolver"
+                                + " bean, which this property does not configure. Remove toolyard.timeout and build"
+                                + " that into the ToolContext your resolver returns"));
+        bootApplication(new ScriptedChatModel(), new CopyOnWriteArrayList<>())
+                .withBean(dev.toolyard.springai.ToolContextResolver.class, () -> own)
+                .withPropertyValues("toolyard.allowlist=read_file")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void aTurnOfFortyCallsThroughBootsChatClientIsCappedAtTheConfiguredRound() {
         List<ToolCall> turn = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
