@@ -151,12 +151,16 @@ public final class ToolYardToolCallbacks implements ToolCallbackProvider {
     private static ToolContext narrowed(ToolContext context, Set<String> narrowTo) {
         Set<String> approved = new HashSet<>(narrowTo);
         context.approvedTools().ifPresent(approved::retainAll);
-        return ToolContext.builder(context.invocationId(), context.workspace())
+        // Everything the resolver set carries over (budgets and agent included), only the approved set narrows.
+        ToolContext.Builder narrowed = ToolContext.builder(context.invocationId(), context.workspace())
                 .timeout(context.timeout())
                 .egressCeiling(context.egressCeiling())
                 .clock(context.clock())
-                .approvedTools(approved)
-                .build();
+                .approvedTools(approved);
+        context.callBudget().ifPresent(narrowed::callBudget);
+        context.timeBudget().ifPresent(narrowed::timeBudget);
+        context.agent().ifPresent(narrowed::agent);
+        return narrowed.build();
     }
 
     /** Builds {@link ToolYardToolCallbacks}. Not thread-safe. */

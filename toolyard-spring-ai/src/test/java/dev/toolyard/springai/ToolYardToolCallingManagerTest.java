@@ -196,6 +196,26 @@ class ToolYardToolCallingManagerTest {
     }
 
     @Test
+    void theResolversBudgetsAndAgentSurviveTheNarrowingToTheAttachedTools() {
+        ToolExecutor budgeted = ToolExecutor.builder(registry, new PathContainment())
+                .allowlist(Set.of("read_file")).store(store).build();
+        ToolYardToolCallbacks limited = ToolYardToolCallbacks.builder(registry, budgeted,
+                springContext -> ToolContext.builder("conv-budget", SandboxPaths.of(work)).callBudget(2)
+                        .agent("researcher").build()).tools(List.of("read_file")).build();
+        Prompt prompt = new Prompt(List.of(), ToolCallingChatOptions.builder().toolCallbacks(limited.getToolCallbacks())
+                .build());
+        ChatResponse response = new ChatResponse(List.of(new Generation(ScriptedChatModel.callsTools(
+                new ToolCall("b1", "function", "read_file", "{\"path\":\"notes.md\"}"),
+                new ToolCall("b2", "function", "read_file", "{\"path\":\"notes.md\"}"),
+                new ToolCall("b3", "function", "read_file", "{\"path\":\"notes.md\"}")))));
+
+        ToolYardToolCallingManager.of(limited).executeToolCalls(prompt, response);
+
+        assertThat(store.records()).hasSize(3).extracting(ToolCallRecord::agent).containsOnly("researcher");
+        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.BUDGET_EXHAUSTED).hasSize(1);
+    }
+
+    @Test
     void springAisOwnManagerThrowsForAnUnknownNameAndRecordsNothingWhichIsWhyThisOneExists() {
         ScriptedChatModel model = new ScriptedChatModel(
                 first -> ScriptedChatModel.callsTools(new ToolCall("c1", "function", "rm_rf", "{}")));
