@@ -45,6 +45,7 @@ public final class ToolYardToolCallbacks implements ToolCallbackProvider {
     private final ToolContextResolver resolver;
     private final List<ToolYardToolCallback> callbacks;
     private final Set<String> names;
+    private final ApplicationFailures failures = new ApplicationFailures();
 
     private ToolYardToolCallbacks(Builder b, List<String> chosen) {
         this.executor = b.executor;
@@ -101,33 +102,65 @@ public final class ToolYardToolCallbacks implements ToolCallbackProvider {
      */
     String call(String name, String callId, String arguments, org.springframework.ai.chat.model.ToolContext toolContext,
             Set<String> narrowTo) {
-        String toolName = name == null ? "" : name;
-        String json = arguments == null || arguments.isBlank() ? "{}" : arguments;
+        return round(List.of(request(name, callId, arguments)), toolContext, narrowTo).get(0);
+    }
+
+    /**
+     * Runs one model turn's ToolYard calls as one round of {@link ToolExecutor#executeRound}: the
+     * executor's {@code maxCallsPerRound} applies to them, the rest are refused {@code round_limit}. The
+     * resolver is asked once for the whole turn. Never throws.
+     *
+     * @param requests the turn's calls, in the model's order; never {@code null}
+     * @param toolContext the request's Spring AI tool context; may be {@code null}
+     * @param narrowTo as for {@link #call}
+     * @return one text per request, in request order; never {@code null}
+     */
+    List<String> round(List<ToolCallRequest> requests, org.springframework.ai.chat.model.ToolContext toolContext,
+            Set<String> narrowTo) {
+        List<String> texts = new ArrayList<>(requests.size());
         try {
             ToolContext context = resolver.resolve(toolContext == null
                     ? new org.springframework.ai.chat.model.ToolContext(Map.of()) : toolContext);
             if (context == null) {
-                return NOT_COMPLETED;
+                failures.resolverReturnedNull();
+                return notCompleted(requests.size());
             }
             if (narrowTo != null) {
                 context = narrowed(context, narrowTo);
             }
-            ToolResult result = executor.execute(ToolCallRequest.of(toolName, json).withCallId(callId), context);
-            return result.content();
+            for (ToolResult result : executor.executeRound(requests, context)) {
+                texts.add(result.content());
+            }
+            return texts;
         } catch (RuntimeException e) {
-            return NOT_COMPLETED;
+            failures.failed(e);
+            return notCompleted(requests.size());
         }
+    }
+
+    /** @return the request the model sent, {@code null} or blank arguments as {@code {}} */
+    static ToolCallRequest request(String name, String callId, String arguments) {
+        String json = arguments == null || arguments.isBlank() ? "{}" : arguments;
+        return ToolCallRequest.of(name == null ? "" : name, json).withCallId(callId);
+    }
+
+    private static List<String> notCompleted(int count) {
+        return java.util.Collections.nCopies(count, NOT_COMPLETED);
     }
 
     private static ToolContext narrowed(ToolContext context, Set<String> narrowTo) {
         Set<String> approved = new HashSet<>(narrowTo);
         context.approvedTools().ifPresent(approved::retainAll);
-        return ToolContext.builder(context.invocationId(), context.workspace())
+        // Everything the resolver set carries over (budgets and agent included), only the approved set narrows.
+        ToolContext.Builder narrowed = ToolContext.builder(context.invocationId(), context.workspace())
                 .timeout(context.timeout())
                 .egressCeiling(context.egressCeiling())
                 .clock(context.clock())
-                .approvedTools(approved)
-                .build();
+                .approvedTools(approved);
+        context.callBudget().ifPresent(narrowed::callBudget);
+        context.timeBudget().ifPresent(narrowed::timeBudget);
+        context.agent().ifPresent(narrowed::agent);
+        return narrowed.build();
     }
 
     /** Builds {@link ToolYardToolCallbacks}. Not thread-safe. */

@@ -39,10 +39,16 @@ import org.springframework.ai.tool.observation.ToolCallingObservationDocumentati
  * {@code not_approved}: each call's context is narrowed to the ToolYard tools attached to the request,
  * so this manager never runs more than Spring AI's would.
  *
+ * <p>Rounds: the ToolYard calls of one model response (its tools and the unknown names, in the model's
+ * order) run as one {@link dev.toolyard.ToolExecutor#executeRound round}, so the executor's
+ * {@code maxCallsPerRound} holds for a turn: the calls past it are refused {@code round_limit}, recorded,
+ * and the model reads why. The resolver is asked once per turn. The application's own Spring AI tools
+ * are not counted; they go to the delegate.
+ *
  * <p>Tracing: each ToolYard call attached to the request gets the one {@code execute_tool {name}}
  * observation Spring AI's manager would have made (its own convention and context, on the given
- * registry); ToolYard adds none. An unknown name gets none (Spring AI has no definition to name it
- * by). The delegate's per-turn call limits apply to the calls it runs, not to ToolYard's.
+ * registry); ToolYard adds none. It is open while the call's round runs. An unknown name gets none
+ * (Spring AI has no definition to name it by).
  *
  * <p>Nothing a model sends makes it throw. Thread-safe if the delegate is.
  */
@@ -117,17 +123,38 @@ public final class ToolYardToolCallingManager implements ToolCallingManager {
         List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
         ToolResponseMessage.ToolResponse[] responses = new ToolResponseMessage.ToolResponse[calls.size()];
         List<Integer> theirs = new ArrayList<>();
+        List<Integer> ours = new ArrayList<>();
         for (int i = 0; i < calls.size(); i++) {
             AssistantMessage.ToolCall call = calls.get(i);
             ToolCallback callback = call.name() == null ? null : byName.get(call.name());
             if (callback != null && !tools.owns(callback)) {
                 theirs.add(i);
-                continue;
+            } else {
+                ours.add(i);
             }
-            String text = callback == null
-                    ? tools.call(call.name(), call.id(), call.arguments(), toolContext, attached)
-                    : observed(callback, call, toolContext, attached);
-            responses[i] = new ToolResponseMessage.ToolResponse(call.id(), call.name() == null ? "" : call.name(), text);
+        }
+        // One model turn is one round: the executor's maxCallsPerRound caps ToolYard's calls of the turn.
+        List<dev.toolyard.ToolCallRequest> requests = new ArrayList<>(ours.size());
+        Observed[] spans = new Observed[ours.size()];
+        for (int k = 0; k < ours.size(); k++) {
+            AssistantMessage.ToolCall call = calls.get(ours.get(k));
+            requests.add(ToolYardToolCallbacks.request(call.name(), call.id(), call.arguments()));
+            ToolCallback callback = call.name() == null ? null : byName.get(call.name());
+            spans[k] = callback == null ? null : started(callback, call);
+        }
+        List<String> texts = List.of();
+        try {
+            texts = requests.isEmpty() ? List.of() : tools.round(requests, toolContext, attached);
+        } finally {
+            for (int k = 0; k < ours.size(); k++) {
+                AssistantMessage.ToolCall call = calls.get(ours.get(k));
+                String text = k < texts.size() ? texts.get(k) : ToolYardToolCallbacks.NOT_COMPLETED;
+                if (spans[k] != null) {
+                    spans[k].stop(text);
+                }
+                responses[ours.get(k)] = new ToolResponseMessage.ToolResponse(call.id(),
+                        call.name() == null ? "" : call.name(), text);
+            }
         }
         boolean returnDirect = false;
         if (!theirs.isEmpty()) {
@@ -164,8 +191,15 @@ public final class ToolYardToolCallingManager implements ToolCallingManager {
                 .getOrDefault(ObservationThreadLocalAccessor.KEY, observations.getCurrentObservation());
     }
 
-    private String observed(ToolCallback callback, AssistantMessage.ToolCall call, ToolContext toolContext,
-            Set<String> attached) {
+    /** The {@code execute_tool} observation of one call, open while its round runs. */
+    private record Observed(Observation observation, ToolCallingObservationContext context) {
+        void stop(String text) {
+            context.setToolCallResult(text);
+            observation.stop();
+        }
+    }
+
+    private Observed started(ToolCallback callback, AssistantMessage.ToolCall call) {
         String arguments = call.arguments() == null || call.arguments().isBlank() ? "{}" : call.arguments();
         ToolCallingObservationContext context = ToolCallingObservationContext.builder()
                 .toolDefinition(callback.getToolDefinition())
@@ -174,13 +208,10 @@ public final class ToolYardToolCallingManager implements ToolCallingManager {
                 .toolType(call.type())
                 .toolCallArguments(arguments)
                 .build();
-        return ToolCallingObservationDocumentation.TOOL_CALL
+        Observation observation = ToolCallingObservationDocumentation.TOOL_CALL
                 .observation(null, CONVENTION, () -> context, observations)
                 .parentObservation(parent())
-                .observe(() -> {
-                    String text = tools.call(call.name(), call.id(), call.arguments(), toolContext, attached);
-                    context.setToolCallResult(text);
-                    return text;
-                });
+                .start();
+        return new Observed(observation, context);
     }
 }

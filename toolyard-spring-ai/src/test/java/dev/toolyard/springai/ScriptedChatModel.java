@@ -16,8 +16,9 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 
 /**
  * A chat model with no LLM behind it: each call answers with the next scripted response, computed
- * from the prompt it got, and every prompt is kept. Its options are {@link ToolCallingChatOptions}:
- * with plain {@link ChatOptions} Spring AI silently drops the request's tools.
+ * from the prompt it got, and every prompt is kept. Its options and default options are
+ * {@link ToolCallingChatOptions}: with plain {@link ChatOptions} from either, Spring AI silently drops the
+ * request's tools.
  */
 public final class ScriptedChatModel implements ChatModel {
     private final Deque<Function<Prompt, AssistantMessage>> script = new ArrayDeque<>();
@@ -48,6 +49,11 @@ public final class ScriptedChatModel implements ChatModel {
 
     @Override
     public ChatOptions getOptions() {
+        return ToolCallingChatOptions.builder().build();
+    }
+
+    @Override
+    public ChatOptions getDefaultOptions() {
         return ToolCallingChatOptions.builder().build();
     }
 }

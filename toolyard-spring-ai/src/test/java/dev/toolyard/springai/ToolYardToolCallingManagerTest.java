@@ -132,7 +132,9 @@ class ToolYardToolCallingManagerTest {
         assertThat(responses.get(4).responseData()).isEqualTo("\"noon in UTC\"");
 
         // What ToolYard recorded: its four calls (the app's own clock is Spring AI's), one invocation.
-        List<ToolCallRecord> records = store.records();
+        // The turn's calls run as one round, concurrently: the records are in the order the calls ended.
+        List<ToolCallRecord> records = store.records().stream()
+                .sorted(java.util.Comparator.comparing(ToolCallRecord::requestCallId)).toList();
         assertThat(records).extracting(ToolCallRecord::toolName)
                 .containsExactly("read_file", "read_file", "delete_everything", "read_file");
         assertThat(records).extracting(ToolCallRecord::reason).containsExactly(
@@ -146,6 +148,71 @@ class ToolYardToolCallingManagerTest {
                 "execute_tool read_file id=call-4", "execute_tool clock id=call-5");
         // ToolYard's observations hang where Spring AI's own manager hangs its own (the clock's): under the advisor.
         assertThat(parents).hasSize(4).containsOnly("spring.ai.advisor AdvisorObservationContext");
+    }
+
+    @Test
+    void aTurnOfFortyCallsThroughTheChatClientIsOneRoundCappedAt32InRequestOrderWithEveryCallRecorded() {
+        ToolExecutor capped = ToolExecutor.builder(registry, new PathContainment())
+                .allowlist(Set.of("read_file")).store(store).maxCallsPerRound(32).build();
+        ToolYardToolCallbacks cappedTools = ToolYardToolCallbacks.builder(registry, capped,
+                springContext -> ToolContext.of("conv-24", SandboxPaths.of(work))).tools(List.of("read_file")).build();
+        Set<Integer> unknown = Set.of(5, 15, 34, 38); // two inside the cap, two past it
+        List<ToolCall> turn = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            turn.add(new ToolCall("call-" + i, "function", unknown.contains(i) ? "invented_" + i : "read_file",
+                    "{\"path\":\"notes.md\"}"));
+        }
+        ScriptedChatModel model = new ScriptedChatModel(
+                first -> ScriptedChatModel.callsTools(turn.toArray(new ToolCall[0])),
+                second -> new AssistantMessage("read " + toolResponses(second).size() + " answers"));
+        ChatClient client = ChatClient.builder(model)
+                .defaultAdvisors(ToolCallingAdvisor.builder()
+                        .toolCallingManager(ToolYardToolCallingManager.of(cappedTools)).build()).build();
+
+        String answer = client.prompt().user("Read it forty times").tools(cappedTools).call().content();
+
+        assertThat(answer).isEqualTo("read 40 answers");
+        List<ToolResponseMessage.ToolResponse> responses = toolResponses(model.prompts.get(1));
+        assertThat(responses).extracting(ToolResponseMessage.ToolResponse::id)
+                .containsExactlyElementsOf(turn.stream().map(ToolCall::id).toList());
+        for (int i = 0; i < 32; i++) {
+            String expected = unknown.contains(i)
+                    ? "Tool 'invented_" + i + "' - unknown_tool: no tool of that name is registered" : "Ship 0.1.0.";
+            assertThat(responses.get(i).responseData()).as("answer %d", i).isEqualTo(expected);
+        }
+        for (int i = 32; i < 40; i++) {
+            assertThat(responses.get(i).responseData()).as("answer %d", i)
+                    .startsWith("Tool '" + turn.get(i).name() + "' - round_limit: this round asked for 40 calls; at most 32");
+        }
+        // Every call is recorded, under its id: 30 ran, 2 unknown names, and the 8 past the cap.
+        Map<String, ToolCallRecord> byId = new java.util.HashMap<>();
+        store.records().forEach(r -> byId.put(r.requestCallId(), r));
+        assertThat(store.records()).hasSize(40);
+        for (int i = 0; i < 40; i++) {
+            Reason expected = i >= 32 ? Reason.ROUND_LIMIT : unknown.contains(i) ? Reason.UNKNOWN_TOOL : null;
+            assertThat(byId.get("call-" + i).reason()).as("record of call-%d", i).isEqualTo(expected);
+            assertThat(byId.get("call-" + i).invocationId()).isEqualTo("conv-24");
+        }
+    }
+
+    @Test
+    void theResolversBudgetsAndAgentSurviveTheNarrowingToTheAttachedTools() {
+        ToolExecutor budgeted = ToolExecutor.builder(registry, new PathContainment())
+                .allowlist(Set.of("read_file")).store(store).build();
+        ToolYardToolCallbacks limited = ToolYardToolCallbacks.builder(registry, budgeted,
+                springContext -> ToolContext.builder("conv-budget", SandboxPaths.of(work)).callBudget(2)
+                        .agent("researcher").build()).tools(List.of("read_file")).build();
+        Prompt prompt = new Prompt(List.of(), ToolCallingChatOptions.builder().toolCallbacks(limited.getToolCallbacks())
+                .build());
+        ChatResponse response = new ChatResponse(List.of(new Generation(ScriptedChatModel.callsTools(
+                new ToolCall("b1", "function", "read_file", "{\"path\":\"notes.md\"}"),
+                new ToolCall("b2", "function", "read_file", "{\"path\":\"notes.md\"}"),
+                new ToolCall("b3", "function", "read_file", "{\"path\":\"notes.md\"}")))));
+
+        ToolYardToolCallingManager.of(limited).executeToolCalls(prompt, response);
+
+        assertThat(store.records()).hasSize(3).extracting(ToolCallRecord::agent).containsOnly("researcher");
+        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.BUDGET_EXHAUSTED).hasSize(1);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.toolyard.springai.autoconfigure;
 
 import dev.toolyard.EgressClass;
 import dev.toolyard.ToolContext;
+import dev.toolyard.ToolExecutor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,19 +16,29 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * tool refused), no workspace (required unless the application defines its own
  * {@link dev.toolyard.springai.ToolContextResolver}), no read roots, a 30 s timeout, egress ceiling
  * {@link EgressClass#NONE}, and the invocation id read from the tool-context key
- * {@value #DEFAULT_INVOCATION_ID_KEY}. Mutable, as Spring binds it; not thread-safe.
+ * {@value #DEFAULT_INVOCATION_ID_KEY}, 32 calls per round. Every value is checked when the context
+ * starts, and a bad one stops it with an {@link InvalidToolYardPropertyException} naming the property; an
+ * unknown {@code toolyard.*} property (a typo) stops it too. Mutable, as Spring binds it; not thread-safe.
  */
-@ConfigurationProperties(prefix = "toolyard")
+@ConfigurationProperties(prefix = "toolyard", ignoreUnknownFields = false)
 public class ToolYardProperties {
     /** The tool-context key whose value is a call's invocation id, unless configured otherwise. */
     public static final String DEFAULT_INVOCATION_ID_KEY = "toolyard.invocation-id";
 
+    /** Tools the executor may run, each registered in the application's ToolRegistry; empty refuses every tool. */
     private Set<String> allowlist = new LinkedHashSet<>();
+    /** Absolute path of an existing directory: the write root of every tool call. Required unless the application defines a ToolContextResolver. */
     private Path workspace;
+    /** Absolute paths of existing directories every tool call may read but not write; none may contain another root. */
     private List<Path> readRoots = new ArrayList<>();
+    /** Deadline of each tool call's handler; positive. */
     private Duration timeout = Duration.ofSeconds(ToolContext.DEFAULT_TIMEOUT_SECONDS);
+    /** Highest egress class a tool may have: NONE, ALLOWLISTED or ANY. */
     private EgressClass egressCeiling = EgressClass.NONE;
+    /** Tool-context key whose value (1-256 characters) is a call's invocation id; without it each call gets a fresh id. */
     private String invocationIdKey = DEFAULT_INVOCATION_ID_KEY;
+    /** Most ToolYard calls of one model turn that run; the rest are refused round_limit. At least 1; used by the auto-configured executor. */
+    private Integer maxCallsPerRound = ToolExecutor.DEFAULT_MAX_CALLS_PER_ROUND;
 
     /** Creates the defaults. */
     public ToolYardProperties() {}
@@ -90,5 +101,15 @@ public class ToolYardProperties {
     /** @param invocationIdKey the tool-context key holding the invocation id */
     public void setInvocationIdKey(String invocationIdKey) {
         this.invocationIdKey = invocationIdKey;
+    }
+
+    /** @return most ToolYard calls of one model turn that run */
+    public Integer getMaxCallsPerRound() {
+        return maxCallsPerRound;
+    }
+
+    /** @param maxCallsPerRound most ToolYard calls of one model turn that run; at least 1 */
+    public void setMaxCallsPerRound(Integer maxCallsPerRound) {
+        this.maxCallsPerRound = maxCallsPerRound;
     }
 }
