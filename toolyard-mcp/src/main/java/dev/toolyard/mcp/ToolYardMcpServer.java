@@ -22,7 +22,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * An MCP server (Java SDK 2.1.0, on a {@link McpServerTransportProvider}: stdio, tested; the SDK's
+ * An MCP server (Java SDK 2.1.0, on a {@link McpServerTransportProvider}: stdio, tested, best with
+ * {@link ToolYardStdioTransportProvider}; the SDK's
  * servlet SSE provider is the other one, untested here) whose tools are a {@link ToolRegistry}'s and
  * whose every {@code tools/call} goes through {@link ToolExecutor#execute}. ToolYard is the only
  * validator and the only recorder:
@@ -46,7 +47,11 @@ import tools.jackson.databind.json.JsonMapper;
  *       to satisfy.
  * </ul>
  *
- * The JSON-RPC id of each call is passed to ToolYard as the framework's call id
+ * When the session ends, every call still running is cancelled and recorded ({@link Builder#start}).
+ * Approval through the client is {@link ElicitationApprovalGate}'s; a transport a hostile client
+ * cannot end is {@link ToolYardStdioTransportProvider}.
+ *
+ * <p>The JSON-RPC id of each call is passed to ToolYard as the framework's call id
  * ({@code ToolCallRequest.withCallId}). The built server is thread-safe. This class is only a
  * namespace for {@link #builder}.
  */

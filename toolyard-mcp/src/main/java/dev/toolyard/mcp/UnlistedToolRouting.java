@@ -32,12 +32,18 @@ import reactor.core.scheduler.Schedulers;
  *   <li>a call whose arguments the SDK cannot read as an object (an array, a string) is answered here
  *       too, and ToolYard refuses and records it as {@code args_invalid}; the SDK would answer with its
  *       JSON parser's message as a JSON-RPC error and record nothing;
+ *   <li>params that are not an object, or a name that is not a string, are recorded and answered with
+ *       JSON-RPC error -32602 in fixed words (the SDK would answer with a parser's or a
+ *       {@code NullPointerException}'s text and record nothing); arguments nested deeper than 64
+ *       levels go to ToolYard as parsed values, which refuses them in its own fixed words; a call the
+ *       transport could read only in part ({@link UnreadableCall}) is refused and recorded as a call;
  *   <li>a listed name goes on to the SDK's session with the JSON-RPC request id added to the
  *       {@link McpTransportContext} its exchange carries, because the SDK hands a tool handler the
  *       request's params but not its id.
  * </ul>
  *
- * Everything else passes through untouched. Thread-safe.
+ * Everything else passes through untouched. When the session closes, every call still running is
+ * cancelled ({@link ToolCalls#cancelAll}): nobody is left to read its answer. Thread-safe.
  */
 final class UnlistedToolRouting implements McpServerTransportProvider {
     /** The transport-context key under which a listed call's handler finds its JSON-RPC request id. */
