@@ -1,11 +1,16 @@
 // Drives a ToolYard MCP server with the official TypeScript client (McpCommandTest runs it).
 // Usage: node client.mjs '<json>' where json is
-//   {"command": "...", "args": [...], "calls": [{"label": "...", "name": "...", "arguments": {...}}]}
+//   {"command": "...", "args": [...], "calls": [{"label": "...", "name": "...", "arguments": {...}}],
+//    "elicitation": "accept" | "decline" | "cancel"}
+// With "elicitation" the client declares the elicitation capability and answers every
+// elicitation/create with that action ("accept" submits {"approve": true}); without it the client
+// declares no elicitation capability. Every elicitation request it got is in "elicitations".
 // Prints one JSON object on stdout: the server's info, its tools, each call's result or error, the
 // client's own errors (a line on the server's stdout that is not JSON-RPC would be one), and the
 // server's stderr.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const config = JSON.parse(process.argv[2]);
 const clientErrors = [];
@@ -19,10 +24,19 @@ const transport = new StdioClientTransport({
 });
 transport.stderr?.on("data", (chunk) => { serverStderr += chunk.toString(); });
 
-const client = new Client({ name: "toolyard-mcp-client-test", version: "1.0.0" });
+const out = { calls: {}, elicitations: [] };
+const client = new Client({ name: "toolyard-mcp-client-test", version: "1.0.0" },
+  config.elicitation ? { capabilities: { elicitation: {} } } : undefined);
 client.onerror = (e) => clientErrors.push(String(e?.stack ?? e));
+if (config.elicitation) {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    out.elicitations.push(request.params);
+    return config.elicitation === "accept"
+      ? { action: "accept", content: { approve: true } }
+      : { action: config.elicitation };
+  });
+}
 
-const out = { calls: {} };
 try {
   await client.connect(transport);
   out.serverInfo = client.getServerVersion();

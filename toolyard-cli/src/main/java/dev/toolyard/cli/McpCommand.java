@@ -7,17 +7,14 @@ import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.builtins.Resolver;
+import dev.toolyard.mcp.ElicitationApprovalGate;
 import dev.toolyard.mcp.ToolYardMcpServer;
+import dev.toolyard.mcp.ToolYardStdioTransportProvider;
 import dev.toolyard.sandbox.TieredSandbox;
+import dev.toolyard.spi.ApprovalDecision;
+import dev.toolyard.spi.ApprovalGate;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.json.TypeRef;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
-import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpServerSession;
-import io.modelcontextprotocol.spec.McpServerTransport;
-import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -26,22 +23,32 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import reactor.core.publisher.Mono;
 
 /**
  * {@code toolyard mcp}: the built-in tools served over MCP on stdin/stdout, every call through the
  * executor and recorded in SQLite. Standard output carries the protocol and nothing else: everything
- * else this process prints goes to standard error.
+ * else this process prints goes to standard error. {@code http_fetch} is served only when
+ * {@code --allow-host} names hosts. {@code write_file} and {@code run_command} need approval, the same
+ * rule as {@code toolyard call}: {@code --approve} gives it, otherwise the client is asked through MCP
+ * elicitation when it declared that capability, and otherwise the call is denied. When the client closes
+ * stdin (or dies), every call still running is cancelled (a command's process tree is killed) and
+ * recorded, and the sandbox is closed before the process exits.
  */
 @Command(name = "mcp", description = "Serve the built-in tools to an MCP client over stdin/stdout (JSON-RPC lines, "
-        + "nothing else on stdout); every call is checked, contained and recorded. Runs until the client closes stdin.")
+        + "nothing else on stdout); every call is checked, contained and recorded. write_file and run_command need "
+        + "approval: --approve gives it, otherwise the client is asked (MCP elicitation) if it can be, and otherwise "
+        + "the call is denied. Runs until the client closes stdin; calls still running then are cancelled.")
 final class McpCommand implements Callable<Integer> {
+    /** How long, after the session, cancelled calls and their commands have to end before the process exits anyway. */
+    static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(30);
+
     @Spec
     CommandSpec spec;
 
@@ -52,7 +59,8 @@ final class McpCommand implements Callable<Integer> {
             + "(default: <workspace>.toolyard.db beside the workspace, in its parent directory).")
     Path store;
 
-    @Option(names = "--allow-host", description = "A host http_fetch may reach; repeatable. None: loopback only.")
+    @Option(names = "--allow-host", description = "A host http_fetch may reach; repeatable. None: no http_fetch tool "
+            + "at all. Loopback (localhost, 127.0.0.0/8, ::1) is reached only when named here itself.")
     List<String> allowHosts = new ArrayList<>();
 
     @Option(names = "--timeout", description = "Seconds each call may run (default: ${DEFAULT-VALUE}).")
@@ -64,6 +72,9 @@ final class McpCommand implements Callable<Integer> {
 
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
     String image = Hosts.DEFAULT_IMAGE;
+
+    @Option(names = "--approve", description = "Approve every write_file and run_command call without asking.")
+    boolean approve;
 
     @Mixin
     TierOption tier;
@@ -96,25 +107,49 @@ final class McpCommand implements Callable<Integer> {
         // From here on standard output is the protocol's alone; anything that prints goes to stderr.
         PrintStream protocol = System.out;
         System.setOut(System.err);
-        TieredSandbox sandbox = Hosts.sandbox(image, startAt);
-        CountDownLatch sessionClosed = new CountDownLatch(1);
-        try (JdbcToolCallStore recordStore = JdbcToolCallStore.sqlite(records)) {
-            ToolRegistry registry = Toolbox.registry(sandbox, allowHosts, Resolver.system());
-            ToolExecutor executor = Toolbox.executor(registry, sandbox, recordStore);
+        try (TieredSandbox tiered = Hosts.sandbox(image, startAt);
+                JdbcToolCallStore recordStore = JdbcToolCallStore.sqlite(records)) {
+            RunningCommands sandbox = new RunningCommands(tiered);
+            ToolRegistry registry;
+            try {
+                registry = Toolbox.mcpRegistry(sandbox, allowHosts, Resolver.system());
+            } catch (IllegalArgumentException e) {
+                throw new Main.UserError("--allow-host: " + e.getMessage());
+            }
+            ApprovalGate fallback = approve ? new CliApprovalGate(true, null, System.getProperty("user.name", "unknown"))
+                    : request -> CompletableFuture.completedFuture(ApprovalDecision.deny("toolyard mcp",
+                            "the client cannot be asked (it did not declare MCP elicitation) and --approve was not given"));
+            ToolExecutor executor = Toolbox.executor(registry, sandbox, recordStore,
+                    approve ? fallback : ElicitationApprovalGate.orElse(fallback));
             err.println("toolyard mcp: serving " + registry.names() + " on stdin/stdout; workspace " + root
-                    + "; isolation tier " + sandbox.isolationTier().wireName());
+                    + "; isolation tier " + tiered.isolationTier().wireName());
+            err.println("toolyard mcp: write_file and run_command " + (approve ? "are approved (--approve)"
+                    : "are asked about through the client (MCP elicitation), or denied if it cannot be asked"));
+            if (allowHosts.isEmpty()) {
+                err.println("toolyard mcp: no http_fetch: no --allow-host was given");
+            }
             err.println("toolyard mcp: every call is recorded in " + records + " under invocation " + invocation
                     + " (./toolyard records --store " + records + ")");
-            McpServerTransportProvider stdio = new ClosingProvider(
-                    new StdioServerTransportProvider(McpJsonDefaults.getMapper(), System.in, protocol), sessionClosed);
-            McpSyncServer server = ToolYardMcpServer.builder(executor, registry)
+            ToolYardStdioTransportProvider stdio = new ToolYardStdioTransportProvider(McpJsonDefaults.getMapper(),
+                    System.in, protocol);
+            ToolYardMcpServer.Running server = ToolYardMcpServer.builder(executor, registry)
                     .serverInfo("toolyard", "0.1.0")
                     .contextFor(session -> context)
-                    .build(stdio);
-            sessionClosed.await();
-            server.closeGracefully();
+                    .start(stdio);
+            while (!stdio.awaitInputEnd(1, TimeUnit.HOURS)) {
+                // serving until the client closes stdin or dies
+            }
+            server.cancelCalls(); // the session did this already; said again so the order here is plain
+            boolean callsEnded = server.awaitCallsEnded(SHUTDOWN_WAIT);
+            boolean commandsGone = sandbox.awaitNone(SHUTDOWN_WAIT);
+            if (!callsEnded || !commandsGone) {
+                err.println("toolyard mcp: calls or commands were still running " + SHUTDOWN_WAIT.toSeconds()
+                        + " s after the session ended; exiting anyway");
+            }
+            server.server().closeGracefully();
+            executor.close();
         }
-        err.println("toolyard mcp: the client closed the session");
+        err.println("toolyard mcp: the client closed the session; calls still running were cancelled");
         return 0;
     }
 
@@ -125,67 +160,5 @@ final class McpCommand implements Callable<Integer> {
             existing = existing.getParent();
         }
         return existing == null ? dir.normalize() : existing.toRealPath().resolve(existing.relativize(dir)).normalize();
-    }
-
-    /** Counts down when the session's transport closes: end of input, or a line the SDK could not read. */
-    private record ClosingProvider(McpServerTransportProvider delegate, CountDownLatch closed)
-            implements McpServerTransportProvider {
-        @Override
-        public void setSessionFactory(McpServerSession.Factory sessionFactory) {
-            delegate.setSessionFactory(transport -> sessionFactory.create(new ClosingTransport(transport, closed)));
-        }
-
-        @Override
-        public Mono<Void> notifyClients(String method, Object params) {
-            return delegate.notifyClients(method, params);
-        }
-
-        @Override
-        public Mono<Void> notifyClient(String sessionId, String method, Object params) {
-            return delegate.notifyClient(sessionId, method, params);
-        }
-
-        @Override
-        public Mono<Void> closeGracefully() {
-            return delegate.closeGracefully();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
-
-        @Override
-        public List<String> protocolVersions() {
-            return delegate.protocolVersions();
-        }
-    }
-
-    private record ClosingTransport(McpServerTransport delegate, CountDownLatch closed) implements McpServerTransport {
-        @Override
-        public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-            return delegate.sendMessage(message);
-        }
-
-        @Override
-        public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-            return delegate.unmarshalFrom(data, typeRef);
-        }
-
-        @Override
-        public Mono<Void> closeGracefully() {
-            return delegate.closeGracefully().doFinally(signal -> closed.countDown());
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-            closed.countDown();
-        }
-
-        @Override
-        public List<String> protocolVersions() {
-            return delegate.protocolVersions();
-        }
     }
 }

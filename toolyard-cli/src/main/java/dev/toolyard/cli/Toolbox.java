@@ -42,13 +42,30 @@ final class Toolbox {
         return registry;
     }
 
+    /**
+     * The tools {@code toolyard mcp} serves: the built-ins, and {@code http_fetch} only when hosts were
+     * allowlisted, so a server started with no {@code --allow-host} offers no fetch at all.
+     */
+    static ToolRegistry mcpRegistry(Sandbox sandbox, List<String> allowedHosts, Resolver resolver) {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(BuiltinTools.readFile());
+        registry.register(BuiltinTools.writeFile());
+        registry.register(BuiltinTools.listDir());
+        registry.register(BuiltinTools.runCommand(sandbox));
+        if (!allowedHosts.isEmpty()) {
+            registry.register(BuiltinTools.httpFetch(allowedHosts, resolver));
+        }
+        return registry;
+    }
+
     static ToolExecutor executor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store) {
         return executor(registry, sandbox, store, null);
     }
 
-    private static ToolExecutor executor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store, ApprovalGate gate) {
+    /** Every tool of the registry allowlisted; with a gate, those that write or run need its approval. */
+    static ToolExecutor executor(ToolRegistry registry, Sandbox sandbox, ToolCallStore store, ApprovalGate gate) {
         ToolExecutor.Builder b = ToolExecutor.builder(registry, sandbox)
-                .allowlist(BUILTINS)
+                .allowlist(Set.copyOf(registry.names()))
                 .store(store)
                 .handlerMode(HandlerMode.HANDOFF);
         if (gate != null) {

@@ -8,6 +8,7 @@ import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerTransportProvider;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
@@ -21,7 +22,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * An MCP server (Java SDK 2.1.0, on a {@link McpServerTransportProvider}: stdio, tested; the SDK's
+ * An MCP server (Java SDK 2.1.0, on a {@link McpServerTransportProvider}: stdio, tested, best with
+ * {@link ToolYardStdioTransportProvider}; the SDK's
  * servlet SSE provider is the other one, untested here) whose tools are a {@link ToolRegistry}'s and
  * whose every {@code tools/call} goes through {@link ToolExecutor#execute}. ToolYard is the only
  * validator and the only recorder:
@@ -45,7 +47,11 @@ import tools.jackson.databind.json.JsonMapper;
  *       to satisfy.
  * </ul>
  *
- * The JSON-RPC id of each call is passed to ToolYard as the framework's call id
+ * When the session ends, every call still running is cancelled and recorded ({@link Builder#start}).
+ * Approval through the client is {@link ElicitationApprovalGate}'s; a transport a hostile client
+ * cannot end is {@link ToolYardStdioTransportProvider}.
+ *
+ * <p>The JSON-RPC id of each call is passed to ToolYard as the framework's call id
  * ({@code ToolCallRequest.withCallId}). The built server is thread-safe. This class is only a
  * namespace for {@link #builder}.
  */
@@ -80,6 +86,7 @@ public final class ToolYardMcpServer {
         private Function<String, ToolContext> contextFor;
         private String serverName = "toolyard";
         private String serverVersion = "0.1.0";
+        private Duration requestTimeout = Duration.ofMinutes(10);
 
         private Builder(ToolExecutor executor, ToolRegistry registry) {
             this.executor = Objects.requireNonNull(executor, "executor");
@@ -112,14 +119,44 @@ public final class ToolYardMcpServer {
         }
 
         /**
+         * How long the server waits for the client to answer a request of its own (an elicitation that
+         * asks for approval, above all). The executor's approval timeout still bounds each call.
+         *
+         * @param timeout positive; default 10 minutes
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder requestTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("requestTimeout must be positive, got " + timeout);
+            }
+            this.requestTimeout = timeout;
+            return this;
+        }
+
+        /**
          * Builds the server on the transport and starts it: a stdio transport starts reading at once.
          *
-         * @param transport for example {@code new StdioServerTransportProvider(McpJsonDefaults.getMapper())};
-         *     never {@code null}
+         * @param transport for example {@code new ToolYardStdioTransportProvider(McpJsonDefaults.getMapper(),
+         *     System.in, System.out)}; never {@code null}
          * @return the running server; close it with {@link McpSyncServer#closeGracefully()}
          * @throws IllegalStateException if {@link #contextFor} was not given or the registry is empty
          */
         public McpSyncServer build(McpServerTransportProvider transport) {
+            return start(transport).server();
+        }
+
+        /**
+         * As {@link #build}, with a handle on the calls it runs: when its session ends (the transport
+         * closes it: end of input, or a close of the server), every call still running is cancelled, and
+         * {@link Running#awaitCallsEnded} waits until each has been recorded.
+         *
+         * @param transport never {@code null}
+         * @return the running server and its calls
+         * @throws IllegalStateException if {@link #contextFor} was not given or the registry is empty
+         */
+        public Running start(McpServerTransportProvider transport) {
             Objects.requireNonNull(transport, "transport");
             if (contextFor == null) {
                 throw new IllegalStateException("contextFor is required: the workspace of a call has no default");
@@ -143,17 +180,56 @@ public final class ToolYardMcpServer {
                 specs.add(SyncToolSpecification.builder()
                         .tool(tool)
                         .callHandler((exchange, request) -> calls.call(request.name(), request.arguments(),
-                                exchange.sessionId(), UnlistedToolRouting.requestId(exchange.transportContext())))
+                                exchange.sessionId(), UnlistedToolRouting.requestId(exchange.transportContext()),
+                                exchange))
                         .build());
                 listed.add(name);
             }
-            return McpServer.sync(new UnlistedToolRouting(transport, Set.copyOf(listed), calls))
+            McpSyncServer server = McpServer.sync(new UnlistedToolRouting(transport, Set.copyOf(listed), calls))
                     .serverInfo(serverName, serverVersion)
                     // listChanged false: the list is fixed when the server is built
                     .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                     .tools(specs)
                     .validateToolInputs(false)
+                    .requestTimeout(requestTimeout)
                     .build();
+            return new Running(server, calls);
+        }
+    }
+
+    /**
+     * A server {@link Builder#start} started, and the calls it runs. Thread-safe.
+     */
+    public static final class Running {
+        private final McpSyncServer server;
+        private final ToolCalls calls;
+
+        private Running(McpSyncServer server, ToolCalls calls) {
+            this.server = server;
+            this.calls = calls;
+        }
+
+        /** @return the SDK's server; never {@code null} */
+        public McpSyncServer server() {
+            return server;
+        }
+
+        /**
+         * Cancels every call running now or started later, as the end of the session does: each call's
+         * thread is interrupted, so a running command's process tree is killed, a wait for approval ends,
+         * and the call is recorded. Idempotent.
+         */
+        public void cancelCalls() {
+            calls.cancelAll();
+        }
+
+        /**
+         * @param timeout how long to wait at most; never {@code null}
+         * @return whether every call has ended (and so been recorded)
+         * @throws InterruptedException if interrupted while waiting
+         */
+        public boolean awaitCallsEnded(Duration timeout) throws InterruptedException {
+            return calls.awaitNoneRunning(Objects.requireNonNull(timeout, "timeout"));
         }
     }
 }

@@ -5,6 +5,7 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCResponse;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -30,16 +32,25 @@ import reactor.core.scheduler.Schedulers;
  *   <li>a call whose arguments the SDK cannot read as an object (an array, a string) is answered here
  *       too, and ToolYard refuses and records it as {@code args_invalid}; the SDK would answer with its
  *       JSON parser's message as a JSON-RPC error and record nothing;
+ *   <li>params that are not an object, or a name that is not a string, are recorded and answered with
+ *       JSON-RPC error -32602 in fixed words (the SDK would answer with a parser's or a
+ *       {@code NullPointerException}'s text and record nothing); arguments nested deeper than 64
+ *       levels go to ToolYard as parsed values, which refuses them in its own fixed words; a call the
+ *       transport could read only in part ({@link UnreadableCall}) is refused and recorded as a call;
  *   <li>a listed name goes on to the SDK's session with the JSON-RPC request id added to the
  *       {@link McpTransportContext} its exchange carries, because the SDK hands a tool handler the
  *       request's params but not its id.
  * </ul>
  *
- * Everything else passes through untouched. Thread-safe.
+ * Everything else passes through untouched. When the session closes, every call still running is
+ * cancelled ({@link ToolCalls#cancelAll}): nobody is left to read its answer. Thread-safe.
  */
 final class UnlistedToolRouting implements McpServerTransportProvider {
     /** The transport-context key under which a listed call's handler finds its JSON-RPC request id. */
     static final String REQUEST_ID = "dev.toolyard.mcp/jsonrpc-id";
+    /** ToolYard's own bound on the nesting of arguments ({@code Json.MAX_DEPTH}). */
+    static final int ARGUMENT_DEPTH = 64;
+    private static final System.Logger LOG = System.getLogger(UnlistedToolRouting.class.getName());
 
     private final McpServerTransportProvider transport;
     private final Set<String> listed;
@@ -57,6 +68,30 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
      */
     static Object requestId(McpTransportContext context) {
         return context.get(REQUEST_ID);
+    }
+
+    /** @return whether parsed JSON (maps and lists) nests deeper than {@code limit}, counted without recursion */
+    static boolean nestsDeeperThan(Object value, int limit) {
+        java.util.Deque<Map.Entry<Object, Integer>> todo = new java.util.ArrayDeque<>();
+        todo.push(Map.entry(value == null ? Map.of() : value, 0));
+        while (!todo.isEmpty()) {
+            Map.Entry<Object, Integer> e = todo.pop();
+            java.util.Collection<?> children = e.getKey() instanceof Map<?, ?> m ? m.values()
+                    : e.getKey() instanceof List<?> l ? l : null;
+            if (children == null) {
+                continue;
+            }
+            int depth = e.getValue() + 1;
+            if (depth > limit) {
+                return true;
+            }
+            for (Object child : children) {
+                if (child != null) {
+                    todo.push(Map.entry(child, depth));
+                }
+            }
+        }
+        return false;
     }
 
     @Override
@@ -111,16 +146,41 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
             if (!(message instanceof JSONRPCRequest request) || !McpSchema.METHOD_TOOLS_CALL.equals(request.method())) {
                 return sdk.handle(message);
             }
+            calls.accepted();
+            return route(request).doFinally(signal -> calls.answered());
+        }
+
+        private Mono<Void> route(JSONRPCRequest request) {
+            Object params = request.params();
+            if (params instanceof UnreadableCall unreadable) {
+                // A line the transport could read only in part: refused and recorded as the call it was.
+                return unreadable.name() == null
+                        ? answerHere(request, () -> {
+                            throw calls.invalidParams(Map.of("arguments", unreadable.why()), getId(), request.id());
+                        })
+                        : answerHere(request, () -> calls.unreadable(unreadable, getId(), request.id()));
+            }
+            if (!(params instanceof Map<?, ?> raw) || !(raw.get("name") instanceof String name)) {
+                // The SDK would answer with a parser's or a NullPointerException's text and record nothing.
+                return answerHere(request, () -> {
+                    throw calls.invalidParams(params, getId(), request.id());
+                });
+            }
+            if (nestsDeeperThan(raw.get("arguments"), ARGUMENT_DEPTH)) {
+                // Not through the SDK's mapper, whose recursion and text are its own: ToolYard refuses it in
+                // its fixed words ("arguments nest deeper than 64"), and records it.
+                return answerHere(request, () -> calls.call(name, raw.get("arguments"), getId(), request.id(), null));
+            }
             CallToolRequest call = parse(request);
-            if (call == null && request.params() instanceof Map<?, ?> raw && raw.get("name") instanceof String name) {
+            if (call == null) {
                 // The SDK cannot read the params (arguments that are not an object): it would answer with a
                 // JSON-RPC error carrying its parser's message and record nothing. ToolYard refuses it instead.
-                return answerHere(request, name, raw.get("arguments"));
+                return answerHere(request, () -> calls.call(name, raw.get("arguments"), getId(), request.id(), null));
             }
-            if (call != null && call.name() != null && !listed.contains(call.name())) {
-                return answerHere(request, call.name(), call.arguments());
+            if (!listed.contains(name)) {
+                return answerHere(request, () -> calls.call(name, call.arguments(), getId(), request.id(), null));
             }
-            return sdk.handle(message).contextWrite(ctx -> ctx.put(McpTransportContext.KEY,
+            return sdk.handle(request).contextWrite(ctx -> ctx.put(McpTransportContext.KEY,
                     withRequestId(ctx.getOrDefault(McpTransportContext.KEY, McpTransportContext.EMPTY), request.id())));
         }
 
@@ -133,15 +193,19 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
             }
         }
 
-        private Mono<Void> answerHere(JSONRPCRequest request, String name, Object arguments) {
-            return Mono.fromCallable(() -> JSONRPCResponse.result(request.id(),
-                            calls.call(name, arguments, getId(), request.id())))
+        private Mono<Void> answerHere(JSONRPCRequest request, Callable<CallToolResult> answer) {
+            return Mono.fromCallable(() -> JSONRPCResponse.result(request.id(), answer.call()))
                     // as the SDK runs a sync tool handler: off the thread that reads the transport
                     .subscribeOn(Schedulers.boundedElastic())
-                    .onErrorResume(e -> Mono.just(JSONRPCResponse.error(request.id(),
-                            e instanceof McpError m && m.getJsonRpcError() != null ? m.getJsonRpcError()
-                                    : new JSONRPCResponse.JSONRPCError(McpSchema.ErrorCodes.INTERNAL_ERROR,
-                                            ToolCalls.INTERNAL_ERROR_TEXT, null))))
+                    .onErrorResume(e -> {
+                        if (!(e instanceof McpError m) || m.getJsonRpcError() == null) {
+                            LOG.log(System.Logger.Level.ERROR, "tools/call " + request.id() + " failed", e);
+                        }
+                        return Mono.just(JSONRPCResponse.error(request.id(),
+                                e instanceof McpError m && m.getJsonRpcError() != null ? m.getJsonRpcError()
+                                        : new JSONRPCResponse.JSONRPCError(McpSchema.ErrorCodes.INTERNAL_ERROR,
+                                                ToolCalls.INTERNAL_ERROR_TEXT, null)));
+                    })
                     .flatMap(sessionTransport::sendMessage);
         }
 
@@ -179,13 +243,16 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
             return sdk.sendNotification(method, params);
         }
 
+        /** The session is over: nobody will read the answers of calls still running, so they are cancelled. */
         @Override
         public Mono<Void> closeGracefully() {
+            calls.cancelAll();
             return sdk.closeGracefully();
         }
 
         @Override
         public void close() {
+            calls.cancelAll();
             sdk.close();
         }
     }
