@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class ContainerRungTest {
     private static final ContainerCommand.Tools PODMAN = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN,
-            Path.of("/usr/bin/podman"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
+            Path.of("/usr/bin/podman"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"),
+            Path.of("/bin/sh"), Optional.of(Path.of("/usr/bin/setpriv")));
     private static final Map<String, String> CLIENT_ENV = Map.of("PATH", "/usr/bin", "HOME", "/root");
 
     @Test
@@ -50,7 +51,7 @@ class ContainerRungTest {
                 Optional.of(new SandboxIds(2147450880, 2147450880, 2)), Optional.empty());
         ContainerRung docker = new ContainerRung(new ContainerCommand.Tools(ContainerCommand.Engine.DOCKER,
                 java.nio.file.Path.of("/usr/bin/docker"), Optional.empty(), java.nio.file.Path.of("/usr/bin/env"),
-                java.nio.file.Path.of("/usr/bin/prlimit")), "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV,
+                java.nio.file.Path.of("/usr/bin/prlimit"), java.nio.file.Path.of("/bin/sh"), Optional.empty()), "img:1", Fixtures.DEBIAN, ResourceLimits.defaults(), CLIENT_ENV,
                 Optional.of(new SandboxIds(2147450880, 2147450880, 2)), Optional.empty());
 
         assertThat(asRoot.warmUnavailable()).isEmpty();
