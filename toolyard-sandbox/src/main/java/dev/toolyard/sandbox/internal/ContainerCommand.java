@@ -69,17 +69,21 @@ public final class ContainerCommand {
      * of file (the JVM died, and with it the only writer) kills and removes the container, then looks
      * again each second and removes it again, so a container the dying client was still creating is
      * removed too; it stops once the container is gone on a pass after the second, or after 30 passes.
-     * {@code $1} is the container's name, the rest the engine's client and its global options.
+     * Each call of the client is bounded by coreutils' {@code timeout} where the host has it, so an engine
+     * that hangs cannot keep the watchdog forever. {@code $1} is the container's name, the rest the
+     * engine's client and its global options.
      */
     static final String WATCHDOG = "read -r line\n"
             + "[ \"$line\" = done ] && exit 0\n"
             + "name=$1\n"
             + "shift\n"
+            + "t=\n"
+            + "command -v timeout >/dev/null 2>&1 && t='timeout -s KILL 30'\n"
             + "i=0\n"
             + "while [ $i -lt 30 ]; do\n"
-            + "  \"$@\" kill \"$name\" >/dev/null 2>&1\n"
-            + "  \"$@\" rm -f \"$name\" >/dev/null 2>&1\n"
-            + "  if [ $i -ge 2 ] && ! \"$@\" container inspect \"$name\" >/dev/null 2>&1; then exit 0; fi\n"
+            + "  $t \"$@\" kill \"$name\" >/dev/null 2>&1\n"
+            + "  $t \"$@\" rm -f \"$name\" >/dev/null 2>&1\n"
+            + "  if [ $i -ge 2 ] && ! $t \"$@\" container inspect \"$name\" >/dev/null 2>&1; then exit 0; fi\n"
             + "  i=$((i + 1))\n"
             + "  sleep 1\n"
             + "done\n"

@@ -264,7 +264,14 @@ public final class ContainerRung implements Rung {
             if (removed) {
                 return true;
             }
-            ProcessBuilder pb = new ProcessBuilder(ContainerCommand.remove(tools, name))
+            List<String> rmArgv = new java.util.ArrayList<>();
+            if (tools.setpriv().isPresent()) {
+                // If this JVM dies mid-removal the watchdog takes over; an engine that hangs must not keep
+                // this client alive after the JVM.
+                rmArgv.addAll(List.of(tools.setpriv().get().toString(), "--pdeathsig=KILL", "--"));
+            }
+            rmArgv.addAll(ContainerCommand.remove(tools, name));
+            ProcessBuilder pb = new ProcessBuilder(rmArgv)
                     .directory(new java.io.File("/"))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.PIPE);
