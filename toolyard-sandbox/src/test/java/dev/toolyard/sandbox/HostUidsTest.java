@@ -115,6 +115,7 @@ class HostUidsTest {
             assertThat(uidsB).hasSize(2).doesNotContainAnyElementsOf(uidsA);
             Set<Integer> running = new TreeSet<>(uidsA);
             running.addAll(uidsB);
+            await(30, () -> processUids(token).equals(running)); // each writes its uid just before it execs the sleeper
             assertThat(processUids(token)).as("the commands run as the uids they wrote").isEqualTo(running);
 
             jvmA.destroyForcibly(); // SIGKILL

@@ -197,7 +197,7 @@ class SeccompFilterTest {
     void everyUnconditionalEntryIsDeniedWhateverItsArguments(SeccompArch arch) {
         Random random = new Random(42);
         for (DeniedCall d : FILTER.deniedCalls()) {
-            if (d.when() instanceof DeniedCall.Always) {
+            if (d.when() instanceof DeniedCall.Always && SyscallTable.exists(arch, d.name())) {
                 for (int i = 0; i < 20; i++) {
                     long[] a = random.longs(6).toArray();
                     assertThat(run(arch, d.name(), a)).as(d.name()).isEqualTo(SeccompFilter.RET_ERRNO | d.errno());
