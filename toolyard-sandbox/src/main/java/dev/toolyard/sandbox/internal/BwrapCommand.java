@@ -20,8 +20,8 @@ import java.util.Set;
  * and the command runs as the run's own unprivileged uid and gid: bubblewrap keeps only
  * {@code CAP_SETUID}, {@code CAP_SETGID} and {@code CAP_SETPCAP} for {@code setpriv}, its first
  * program inside, which switches to that uid and gid, clears the supplementary groups, empties the
- * bounding and inheritable capability sets and keeps the parent-death signal a uid change would
- * otherwise clear; the command then has no capability at all and no new privileges. {@code /tmp}
+ * bounding and inheritable capability sets and sets the parent-death signal {@code KILL} again after
+ * the uid change cleared it (the command then dies with bubblewrap's init); the command then has no capability at all and no new privileges. {@code /tmp}
  * and {@code /dev/shm} are world-writable with the sticky bit, as on a host. Kernel files in
  * {@code /proc} that only root may write need no read-only bind for a uid that is not root; files
  * others may read or write (such as {@code /proc/keys}) are still masked, and {@code /proc/sys} is
@@ -31,9 +31,14 @@ import java.util.Set;
  * namespaces disabled inside, and the command keeps this process's uid.
  *
  * <p>On both: every other namespace unshared (pid, net, ipc, uts, cgroup), every capability of the
- * command dropped, a new session (no terminal injection), killed with its parent, the command the
- * pid namespace's init ({@code --as-pid-1}: bubblewrap then waits for it itself, and when it dies
- * the kernel kills everything else in the namespace); {@code /usr} read-only with {@code /bin},
+ * command dropped, a new session (no terminal injection), killed with its parent. The pid namespace's
+ * init is bubblewrap's own (root, like the bubblewrap outside), which waits for the command and exits
+ * with its status; when the init exits the kernel kills everything else in the namespace. It must be
+ * bubblewrap's: {@code --die-with-parent} kills the outer bubblewrap when the JVM's thread dies, and the
+ * outer bubblewrap's own parent-death signal then reaches the init only because the kernel checks it as
+ * a signal from that bubblewrap (root, with no capability left), which may signal a root process but
+ * not one of a sandbox uid. With the command as init ({@code --as-pid-1}), a killed JVM left it and
+ * its tree running, reparented to the host's init. {@code /usr} read-only with {@code /bin},
  * {@code /lib}... as links into it (or read-only binds where the host has directories), the named
  * {@code /etc} entries read-only (from one directory when the sandbox has a snapshot of them); a
  * private {@code /proc}, {@code /dev} and {@code /tmp}, the last mounted <em>before</em> the roots
@@ -63,7 +68,7 @@ public final class BwrapCommand {
      *     at {@code /etc} in one mount; empty to bind each entry from the host
      * @param seccompProgram the classic BPF program bubblewrap loads; empty for none
      */
-    public record Run(Optional<SandboxIds.Lease> runAs, Optional<Path> etcSnapshot, Optional<Path> seccompProgram) {}
+    public record Run(Optional<SandboxIds.Pair> runAs, Optional<Path> etcSnapshot, Optional<Path> seccompProgram) {}
 
     /**
      * @param nproc the {@code RLIMIT_NPROC} the launcher sets
@@ -79,14 +84,14 @@ public final class BwrapCommand {
         a.addAll(Limits.launcher(tools.shell(), limits, nproc, run.seccompProgram()));
         sandbox(a, tools, layout, binds, run, root ? ROOT_CAPS : List.of(), Optional.empty());
         if (root) {
-            SandboxIds.Lease ids = run.runAs().get();
+            SandboxIds.Pair ids = run.runAs().get();
             a.add(tools.setpriv().get().toString());
             a.add("--reuid=" + Integer.toUnsignedString(ids.uid()));
             a.add("--regid=" + Integer.toUnsignedString(ids.gid()));
             a.add("--clear-groups");
             a.add("--bounding-set=-all");
             a.add("--inh-caps=-all");
-            a.add("--pdeathsig=keep");
+            a.add("--pdeathsig=KILL");
             a.add("--");
         }
         // The working directory is entered by env, as the command's uid: bubblewrap, root without
@@ -116,7 +121,7 @@ public final class BwrapCommand {
      */
     public static List<String> warmArgv(Tools tools, HostLayout layout, ResourceLimits limits, BindSet binds, Run run,
             Path supervisor) {
-        SandboxIds.Lease ids = run.runAs().orElseThrow(() -> new IllegalArgumentException(
+        SandboxIds.Pair ids = run.runAs().orElseThrow(() -> new IllegalArgumentException(
                 "a warm sandbox runs its commands as a sandbox uid, so this process must be root"));
         List<String> a = new ArrayList<>(96);
         a.addAll(Limits.warmLauncher(tools.shell(), run.seccompProgram()));
@@ -152,7 +157,10 @@ public final class BwrapCommand {
         }
         a.add("--die-with-parent");
         a.add("--new-session");
-        a.add("--as-pid-1");
+        if (supervisor.isPresent()) {
+            // The supervisor is root like bubblewrap, so bubblewrap's parent-death signal reaches it.
+            a.add("--as-pid-1");
+        }
         bind(a, "--ro-bind", layout.usr());
         for (HostLayout.TopLevel t : layout.topLevel()) {
             if (t.linkTarget().isPresent()) {

@@ -81,10 +81,16 @@ public final class BwrapRung implements Rung {
 
     @Override
     public Launch prepare(List<String> command, BindSet binds, Map<String, String> env, Duration timeout) {
-        Optional<SandboxIds.Lease> lease = ids.isPresent() ? Optional.of(lease(binds, timeout)) : Optional.empty();
-        List<String> argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
-                new BwrapCommand.Run(lease, etcSnapshot, seccompProgram), limits.processCount());
-        return new BwrapLaunch(argv, ids.orElse(null), lease.orElse(null), binds.writeRoot());
+        Optional<SandboxIds.Lease> lease = ids.map(i -> i.acquireHandedOverOrThrow(binds.writeRoot(), saturatedNanos(timeout)));
+        List<String> argv;
+        try {
+            argv = BwrapCommand.argv(tools, layout, limits, binds, env, command,
+                    new BwrapCommand.Run(lease.map(SandboxIds.Lease::pair), etcSnapshot, seccompProgram), limits.processCount());
+        } catch (RuntimeException e) {
+            lease.ifPresent(SandboxIds.Lease::close);
+            throw e;
+        }
+        return new BwrapLaunch(argv, lease.orElse(null), null, false);
     }
 
     @Override
@@ -98,20 +104,16 @@ public final class BwrapRung implements Rung {
         if (ids.isEmpty()) {
             throw new IllegalStateException(warmUnavailable().orElseThrow());
         }
-        SandboxIds.Lease lease = lease(binds, timeout);
+        SandboxIds.Lease lease = ids.get().acquireExclusiveOrThrow(saturatedNanos(timeout));
         List<String> argv;
         try {
             argv = BwrapCommand.warmArgv(tools, layout, limits, binds,
-                    new BwrapCommand.Run(Optional.of(lease), etcSnapshot, seccompProgram), supervisor);
+                    new BwrapCommand.Run(Optional.of(lease.pair()), etcSnapshot, seccompProgram), supervisor);
         } catch (RuntimeException e) {
-            ids.get().release(binds.writeRoot(), lease);
+            lease.close();
             throw e;
         }
-        return new BwrapLaunch(argv, ids.get(), lease, binds.writeRoot());
-    }
-
-    private SandboxIds.Lease lease(BindSet binds, Duration timeout) {
-        return ids.get().acquireHandedOverOrThrow(binds.writeRoot(), saturatedNanos(timeout));
+        return new BwrapLaunch(argv, lease, binds.writeRoot(), true);
     }
 
     static long saturatedNanos(Duration d) {
@@ -124,15 +126,16 @@ public final class BwrapRung implements Rung {
 
     private static final class BwrapLaunch implements WarmLaunch {
         private final List<String> argv;
-        private final SandboxIds pool;
+        /** The run's lease, or the warm sandbox's exclusive one; {@code null} when this process is not root. */
         private final SandboxIds.Lease lease;
         private final Path writeRoot;
+        private final boolean warm;
 
-        BwrapLaunch(List<String> argv, SandboxIds pool, SandboxIds.Lease lease, Path writeRoot) {
+        BwrapLaunch(List<String> argv, SandboxIds.Lease lease, Path writeRoot, boolean warm) {
             this.argv = List.copyOf(argv);
-            this.pool = pool;
             this.lease = lease;
             this.writeRoot = writeRoot;
+            this.warm = warm;
         }
 
         @Override
@@ -146,21 +149,22 @@ public final class BwrapRung implements Rung {
         }
 
         /**
-         * Kills the command, the pid namespace's init: the kernel then kills everything else in the
-         * namespace, and bubblewrap reaps the command and exits. Killing bubblewrap first would leave
-         * the command to the host's init to reap, which may take seconds.
+         * Kills the pid namespace's init (bubblewrap's own on a cold run, the supervisor on a warm
+         * sandbox): the kernel then kills everything else in the namespace, and bubblewrap reaps it and
+         * exits. Killing bubblewrap first would leave the init to the host's init to reap, which may
+         * take seconds.
          */
         @Override
         public void killTree(Process client) {
-            // Right after the start bubblewrap may not have cloned the command yet: give it a moment.
+            // Right after the start bubblewrap may not have cloned the init yet: give it a moment.
             long deadline = System.nanoTime() + CLONE_WAIT_NANOS;
-            List<ProcessHandle> commands = client.children().toList();
-            while (commands.isEmpty() && client.isAlive() && System.nanoTime() < deadline) {
+            List<ProcessHandle> inits = client.children().toList();
+            while (inits.isEmpty() && client.isAlive() && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
-                commands = client.children().toList();
+                inits = client.children().toList();
             }
-            commands.forEach(ProcessHandle::destroyForcibly);
-            if (commands.isEmpty()) {
+            inits.forEach(ProcessHandle::destroyForcibly);
+            if (inits.isEmpty()) {
                 client.destroyForcibly();
             }
         }
@@ -172,22 +176,23 @@ public final class BwrapRung implements Rung {
         @Override
         public void close(Process client, boolean killed) {
             if (lease != null) {
-                pool.release(writeRoot, lease);
+                lease.close();
             }
         }
 
         @Override
         public void abandon() {
             if (lease != null) {
-                pool.release(writeRoot, lease);
+                lease.close();
             }
         }
 
         @Override
-        public void handOverAgain() throws IOException {
-            if (lease != null && pool.heldByOneRun(writeRoot, lease)) {
-                WriteRootHandover.handOver(writeRoot, lease, pool);
+        public Optional<SandboxIds.Claim> claimWriteRoot(long waitNanos) throws IOException {
+            if (!warm) {
+                throw new IllegalStateException("a cold run's write root is its lease's");
             }
+            return lease.claim(writeRoot, waitNanos);
         }
     }
 }

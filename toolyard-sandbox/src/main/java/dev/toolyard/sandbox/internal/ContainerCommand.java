@@ -17,7 +17,9 @@ import java.util.TreeMap;
  * {@code nodev}, ToolYard's seccomp profile, a private cgroup namespace, memory and pids limits from the engine, the other limits
  * from {@code prlimit} inside, and the environment replaced by the allowlist with {@code env -i}
  * (engines add variables of their own otherwise). The container is named so that it can be removed
- * when a run is stopped: signalling the client does not stop the container. Stateless.
+ * when a run is stopped: signalling the client does not stop the container. A cold run's client is
+ * started by {@code setpriv --pdeathsig=KILL} where the host has it, and a {@link #watchdog} removes the
+ * container if the JVM dies. Stateless.
  */
 public final class ContainerCommand {
     /** Extra seconds for the engine's own timeout, a backstop behind the supervisor's. */
@@ -46,11 +48,62 @@ public final class ContainerCommand {
 
     /**
      * The tools a container run uses, all absolute host paths. {@code env} and {@code prlimit} run
-     * inside the container, from the bound {@code /usr}.
+     * inside the container, from the bound {@code /usr}; {@code shell} and {@code setpriv} on the host.
      *
      * @param runtime the OCI runtime podman is told to use; empty for the engine's default
+     * @param shell a POSIX shell, the interpreter of each cold run's {@link #watchdog}
+     * @param setpriv util-linux {@code setpriv}, which gives a cold run's client the parent-death signal
+     *     {@code KILL}; empty where the host has none (the watchdog still removes the container)
      */
-    public record Tools(Engine engine, Path client, Optional<Path> runtime, Path env, Path prlimit) {}
+    public record Tools(Engine engine, Path client, Optional<Path> runtime, Path env, Path prlimit, Path shell,
+            Optional<Path> setpriv) {}
+
+    /** The status engines exit with for a failure of their own (podman: 125, 126, 127); a command killed by a signal exits above it. */
+    static final int ENGINE_FAILED = 125;
+    /** What the JVM writes to a watchdog once its container is gone. */
+    static final byte[] WATCHDOG_DONE = "done\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /** What the watchdog is called in {@code ps}: its {@code $0}. */
+    static final String WATCHDOG_NAME = "toolyard-watchdog";
+    /**
+     * The watchdog: reads one line of its standard input, a pipe from the JVM. {@code done} ends it. An end
+     * of file (the JVM died, and with it the only writer) kills and removes the container, then looks
+     * again each second and removes it again, so a container the dying client was still creating is
+     * removed too; it stops once the container is gone on a pass after the second, or after 30 passes.
+     * Each call of the client is bounded by coreutils' {@code timeout} where the host has it, so an engine
+     * that hangs cannot keep the watchdog forever. {@code $1} is the container's name, the rest the
+     * engine's client and its global options.
+     */
+    static final String WATCHDOG = "read -r line\n"
+            + "[ \"$line\" = done ] && exit 0\n"
+            + "name=$1\n"
+            + "shift\n"
+            + "t=\n"
+            + "command -v timeout >/dev/null 2>&1 && t='timeout -s KILL 30'\n"
+            + "i=0\n"
+            + "while [ $i -lt 30 ]; do\n"
+            + "  $t \"$@\" kill \"$name\" >/dev/null 2>&1\n"
+            + "  $t \"$@\" rm -f \"$name\" >/dev/null 2>&1\n"
+            + "  if [ $i -ge 2 ] && ! $t \"$@\" container inspect \"$name\" >/dev/null 2>&1; then exit 0; fi\n"
+            + "  i=$((i + 1))\n"
+            + "  sleep 1\n"
+            + "done\n"
+            + "exit 1\n";
+
+    /** @return the command line of the watchdog of container {@code name}; see {@link #WATCHDOG} */
+    public static List<String> watchdog(Tools tools, String name) {
+        List<String> a = new ArrayList<>(8);
+        a.add(tools.shell().toString());
+        a.add("-c");
+        a.add(WATCHDOG);
+        a.add(WATCHDOG_NAME);
+        a.add(name);
+        a.add(tools.client().toString());
+        if (tools.engine() == Engine.DOCKER) {
+            a.add("--host");
+            a.add(DOCKER_HOST);
+        }
+        return a;
+    }
 
     /**
      * What the container's command runs as and with.
@@ -60,12 +113,19 @@ public final class ContainerCommand {
      * @param seccompProfile the seccomp profile the engine loads instead of its default; empty for
      *     the engine's default
      */
-    public record Run(Optional<SandboxIds.Lease> runAs, Optional<Path> seccompProfile) {}
+    public record Run(Optional<SandboxIds.Pair> runAs, Optional<Path> seccompProfile) {}
 
     /** @return the command line that starts the container named {@code name} and runs {@code command} in it */
     public static List<String> run(Tools tools, String image, String name, HostLayout layout, ResourceLimits limits,
             BindSet binds, Map<String, String> env, List<String> command, Duration timeout, Run run) {
         List<String> a = new ArrayList<>(64 + command.size());
+        if (tools.setpriv().isPresent()) {
+            // The client dies with the thread that started it, so a dying JVM's client cannot go on to
+            // create the container after the watchdog removed it; root may signal it (it is root's).
+            a.add(tools.setpriv().get().toString());
+            a.add("--pdeathsig=KILL");
+            a.add("--");
+        }
         container(a, tools, image, name, layout, limits, binds, run, Optional.of(timeout), Optional.empty());
         a.addAll(Limits.inside(tools.env(), tools.prlimit(), env, limits, limits.processCount()));
         a.addAll(command);
@@ -91,7 +151,7 @@ public final class ContainerCommand {
      */
     public static List<String> warmRun(Tools tools, String image, String name, HostLayout layout, ResourceLimits limits,
             BindSet binds, Run run, Path supervisor) {
-        SandboxIds.Lease ids = run.runAs().orElseThrow(() -> new IllegalArgumentException(
+        SandboxIds.Pair ids = run.runAs().orElseThrow(() -> new IllegalArgumentException(
                 "a warm container runs its commands as a sandbox uid, so this process must be root"));
         List<String> a = new ArrayList<>(72);
         container(a, tools, image, name, layout, limits, binds, run, Optional.empty(), Optional.of(supervisor));

@@ -19,11 +19,21 @@ import java.util.concurrent.TimeUnit;
  * The container rung (podman or docker). Every limit is enforced: memory and processes by the
  * engine's cgroups, the rest by {@code prlimit} inside. A stopped run's container is removed with
  * the engine's {@code rm -f}, since signalling the client leaves the container running; the engine's
- * own timeout is a backstop behind that. Immutable. Thread-safe.
+ * own timeout is a backstop behind that.
+ *
+ * <p>A container outlives its client, so neither a killed client nor a JVM that dies ends it by
+ * itself. Each cold run therefore has a watchdog ({@link ContainerCommand#watchdog}), started before
+ * the client: a shell on the host that reads a pipe whose other end only this JVM holds, and removes the
+ * container when the pipe closes without the word {@code done} (the JVM died, however it died); and the
+ * client itself dies with the JVM ({@code setpriv --pdeathsig KILL}), so it cannot go on to create the
+ * container after the watchdog looked. The run's uid is released only once its container is known to be
+ * gone: when a removal fails or times out, the lease stays held (and the watchdog armed) while removals
+ * are retried in the background, and is released by the first that succeeds. Immutable. Thread-safe.
  */
 public final class ContainerRung implements Rung {
     private static final System.Logger LOG = System.getLogger(ContainerRung.class.getName());
-    private static final long REMOVE_TIMEOUT_SECONDS = 60;
+    private static final Duration REMOVE_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration REMOVE_RETRY = Duration.ofSeconds(10);
 
     private final ContainerCommand.Tools tools;
     private final String image;
@@ -32,6 +42,8 @@ public final class ContainerRung implements Rung {
     private final Map<String, String> clientEnv;
     private final Optional<SandboxIds> ids;
     private final Optional<Path> seccompProfile;
+    private final Duration removeTimeout;
+    private final Duration removeRetry;
 
     /**
      * @param clientEnv the environment of the engine's client
@@ -40,6 +52,16 @@ public final class ContainerRung implements Rung {
      */
     public ContainerRung(ContainerCommand.Tools tools, String image, HostLayout layout, ResourceLimits limits,
             Map<String, String> clientEnv, Optional<SandboxIds> ids, Optional<Path> seccompProfile) {
+        this(tools, image, layout, limits, clientEnv, ids, seccompProfile, REMOVE_TIMEOUT, REMOVE_RETRY);
+    }
+
+    /**
+     * @param removeTimeout how long one {@code rm -f} may take before it counts as failed
+     * @param removeRetry how long after a failed removal the next is tried
+     */
+    ContainerRung(ContainerCommand.Tools tools, String image, HostLayout layout, ResourceLimits limits,
+            Map<String, String> clientEnv, Optional<SandboxIds> ids, Optional<Path> seccompProfile, Duration removeTimeout,
+            Duration removeRetry) {
         this.ids = ids;
         this.seccompProfile = seccompProfile;
         this.tools = tools;
@@ -47,6 +69,8 @@ public final class ContainerRung implements Rung {
         this.layout = layout;
         this.limits = limits;
         this.clientEnv = Map.copyOf(clientEnv);
+        this.removeTimeout = removeTimeout;
+        this.removeRetry = removeRetry;
     }
 
     @Override
@@ -85,9 +109,32 @@ public final class ContainerRung implements Rung {
         Optional<SandboxIds.Lease> lease = ids.map(i -> i.acquireHandedOverOrThrow(binds.writeRoot(),
                 BwrapRung.saturatedNanos(timeout)));
         String name = "toolyard-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-        List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,
-                new ContainerCommand.Run(lease, seccompProfile));
-        return new ContainerLaunch(argv, name, lease.orElse(null), binds.writeRoot());
+        Process watchdog;
+        List<String> argv;
+        try {
+            argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,
+                    new ContainerCommand.Run(lease.map(SandboxIds.Lease::pair), seccompProfile));
+            watchdog = startWatchdog(name);
+        } catch (RuntimeException e) {
+            lease.ifPresent(SandboxIds.Lease::close);
+            throw e;
+        }
+        return new ContainerLaunch(argv, name, lease.orElse(null), null, Optional.of(watchdog));
+    }
+
+    /** Starts the watchdog of container {@code name}; its standard input is a pipe only this JVM writes. */
+    private Process startWatchdog(String name) {
+        ProcessBuilder pb = new ProcessBuilder(ContainerCommand.watchdog(tools, name))
+                .directory(new java.io.File("/"))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().clear();
+        pb.environment().putAll(clientEnv);
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the watchdog that removes the container if this process dies", e);
+        }
     }
 
     @Override
@@ -104,31 +151,37 @@ public final class ContainerRung implements Rung {
         if (warmUnavailable().isPresent()) {
             throw new IllegalStateException(warmUnavailable().get());
         }
-        SandboxIds.Lease lease = ids.get().acquireHandedOverOrThrow(binds.writeRoot(), BwrapRung.saturatedNanos(timeout));
+        SandboxIds.Lease lease = ids.get().acquireExclusiveOrThrow(BwrapRung.saturatedNanos(timeout));
         String name = "toolyard-warm-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         List<String> argv;
         try {
             argv = ContainerCommand.warmRun(tools, image, name, layout, limits, binds,
-                    new ContainerCommand.Run(Optional.of(lease), seccompProfile), supervisor);
+                    new ContainerCommand.Run(Optional.of(lease.pair()), seccompProfile), supervisor);
         } catch (RuntimeException e) {
-            ids.get().release(binds.writeRoot(), lease);
+            lease.close();
             throw e;
         }
-        return new ContainerLaunch(argv, name, lease, binds.writeRoot());
+        return new ContainerLaunch(argv, name, lease, binds.writeRoot(), Optional.empty());
     }
 
     private final class ContainerLaunch implements WarmLaunch {
         private final List<String> argv;
         private final String name;
+        /** The run's lease, or the warm sandbox's exclusive one; {@code null} when this process is not root. */
         private final SandboxIds.Lease lease;
+        /** The warm sandbox's write root; {@code null} for a cold run. */
         private final Path writeRoot;
-        private volatile boolean removed;
+        /** A cold run's watchdog; a warm container ends when its supervisor's input closes. */
+        private final Optional<Process> watchdog;
+        private final java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
+        private boolean removed; // guarded by this
 
-        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease, Path writeRoot) {
+        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease, Path writeRoot, Optional<Process> watchdog) {
             this.argv = List.copyOf(argv);
             this.name = name;
             this.lease = lease;
             this.writeRoot = writeRoot;
+            this.watchdog = watchdog;
         }
 
         @Override
@@ -147,52 +200,117 @@ public final class ContainerRung implements Rung {
             remove();
         }
 
+        /**
+         * The client has exited. Its container is gone when the client ended it ({@code --rm}) with the
+         * command's own status; after a kill, or a status the engine gives its own failures (125 and
+         * above, which is also what a command killed by a signal exits with), it is removed first, and
+         * the uid is released only once that removal succeeded.
+         */
         @Override
         public void close(Process client, boolean killed) {
-            if (killed && !removed) {
-                remove();
+            boolean sure = !killed && !client.isAlive() && client.exitValue() < ContainerCommand.ENGINE_FAILED;
+            if (sure || remove()) {
+                finish();
+                return;
             }
-            if (lease != null) {
-                ids.get().release(writeRoot, lease); // the container, and every process of the run in it, is gone
-            }
+            LOG.log(System.Logger.Level.WARNING, "container " + name + " may outlive its run: its sandbox uid stays "
+                    + "held until a removal succeeds (retried every " + removeRetry.toSeconds() + " s)");
+            Thread retry = new Thread(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(removeRetry.toMillis());
+                    } catch (InterruptedException e) {
+                        return; // the lease stays held, and the watchdog armed, until the JVM ends
+                    }
+                    synchronized (this) {
+                        removed = false;
+                    }
+                    if (remove()) {
+                        finish();
+                        return;
+                    }
+                }
+            }, "toolyard-remove-" + name);
+            retry.setDaemon(true);
+            retry.start();
         }
 
         @Override
         public void abandon() {
-            if (lease != null) {
-                ids.get().release(writeRoot, lease);
-            }
+            finish();
         }
 
         @Override
-        public void handOverAgain() throws IOException {
-            if (lease != null && ids.get().heldByOneRun(writeRoot, lease)) {
-                WriteRootHandover.handOver(writeRoot, lease, ids.get());
+        public Optional<SandboxIds.Claim> claimWriteRoot(long waitNanos) throws IOException {
+            if (writeRoot == null) {
+                throw new IllegalStateException("a cold run's write root is its lease's");
+            }
+            return lease.claim(writeRoot, waitNanos);
+        }
+
+        /** The container is gone: disarms the watchdog and releases the lease, once. */
+        private void finish() {
+            if (!finished.compareAndSet(false, true)) {
+                return;
+            }
+            watchdog.ifPresent(ContainerRung::disarm);
+            if (lease != null) {
+                lease.close();
             }
         }
 
-        private synchronized void remove() {
+        /** @return whether the container is gone: {@code rm -f} succeeded in time, now or before */
+        private synchronized boolean remove() {
             if (removed) {
-                return;
+                return true;
             }
-            removed = true;
-            ProcessBuilder pb = new ProcessBuilder(ContainerCommand.remove(tools, name))
+            List<String> rmArgv = new java.util.ArrayList<>();
+            if (tools.setpriv().isPresent()) {
+                // If this JVM dies mid-removal the watchdog takes over; an engine that hangs must not keep
+                // this client alive after the JVM.
+                rmArgv.addAll(List.of(tools.setpriv().get().toString(), "--pdeathsig=KILL", "--"));
+            }
+            rmArgv.addAll(ContainerCommand.remove(tools, name));
+            ProcessBuilder pb = new ProcessBuilder(rmArgv)
+                    .directory(new java.io.File("/"))
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD);
+                    .redirectError(ProcessBuilder.Redirect.PIPE);
             pb.environment().clear();
             pb.environment().putAll(clientEnv);
             try {
                 Process rm = pb.start();
-                if (!rm.waitFor(REMOVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                rm.getOutputStream().close();
+                if (!rm.waitFor(removeTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     rm.destroyForcibly();
-                    LOG.log(System.Logger.Level.WARNING, "removing container " + name + " timed out; the engine's timeout will stop it");
+                    LOG.log(System.Logger.Level.WARNING, "removing container " + name + " timed out after "
+                            + removeTimeout.toSeconds() + " s");
+                    return false;
                 }
+                String said = new String(rm.getErrorStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8);
+                // Docker's rm -f fails on a container that is gone already; podman's succeeds.
+                removed = rm.exitValue() == 0 || said.toLowerCase(java.util.Locale.ROOT).contains("no such container");
+                if (!removed) {
+                    LOG.log(System.Logger.Level.WARNING, "removing container " + name + " failed (exit " + rm.exitValue()
+                            + "): " + said.strip());
+                }
+                return removed;
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "could not remove container " + name + ": " + e);
+                return false;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 LOG.log(System.Logger.Level.WARNING, "interrupted while removing container " + name);
+                return false;
             }
+        }
+    }
+
+    /** Tells a watchdog its container is gone, and lets it go. */
+    private static void disarm(Process watchdog) {
+        try (java.io.OutputStream in = watchdog.getOutputStream()) {
+            in.write(ContainerCommand.WATCHDOG_DONE);
+        } catch (IOException e) {
+            // it is gone already; its removal of a container that is gone does no harm
         }
     }
 }

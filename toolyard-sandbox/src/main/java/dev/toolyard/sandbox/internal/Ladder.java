@@ -241,7 +241,13 @@ public final class Ladder {
                         + ": the container rung names the runtime podman uses, never the engine's default");
             }
         }
-        ContainerCommand.Tools tools = new ContainerCommand.Tools(engine, client.get(), runtime, env.get(), prlimit.get());
+        Optional<Path> shell = find(which, "sh");
+        if (shell.isEmpty()) {
+            return Step.notProbed(name, "sh not found: each run's watchdog, which removes the container if this "
+                    + "process dies, is a shell script");
+        }
+        ContainerCommand.Tools tools = new ContainerCommand.Tools(engine, client.get(), runtime, env.get(), prlimit.get(),
+                shell.get(), find(which, "setpriv"));
         Optional<Path> profile = host.files().flatMap(SandboxFiles::seccompProfile);
         ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv, host.lent(), profile);
         String detail = name + " at " + client.get() + ", image " + image

@@ -109,7 +109,7 @@ final class Limits {
      * @param nproc the {@code RLIMIT_NPROC} of each command
      * @return {@code UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...}
      */
-    static List<String> warmSupervisorArguments(SandboxIds.Lease ids, ResourceLimits limits, boolean roundedAsTheLauncher,
+    static List<String> warmSupervisorArguments(SandboxIds.Pair ids, ResourceLimits limits, boolean roundedAsTheLauncher,
             long nproc, Path writeRoot, List<String> wiped) {
         List<String> a = new ArrayList<>(8 + wiped.size());
         a.add(Integer.toUnsignedString(ids.uid()));

@@ -53,15 +53,22 @@ public interface Rung {
      */
     WarmLaunch prepareWarm(BindSet binds, Path supervisor, Duration timeout);
 
-    /** The start of a warm sandbox: a {@link Launch} whose write root can be handed over again before each command. */
+    /**
+     * The start of a warm sandbox: a {@link Launch} holding an exclusive lease
+     * ({@link SandboxIds#acquireExclusive}) for the sandbox's whole life, released by {@link #close} or
+     * {@link #abandon}, whose write root is claimed for each command.
+     */
     interface WarmLaunch extends Launch {
         /**
-         * Hands the write root over to the lease again, as a cold run's fresh lease does, so that what
-         * the application wrote there since is the command's to change; skipped while another run
-         * shares the lease (its command is working in the tree).
+         * Claims the write root for one command ({@link SandboxIds.Lease#claim}): waits until no other run
+         * works in a tree that contains it or lies inside it, then hands it over to the sandbox's uid, so
+         * that what the application wrote there since is the command's to change. Close the claim once the
+         * command and everything it left are gone.
          *
+         * @param waitNanos how long to wait at most for the tree
+         * @return the claim; empty if the tree was not free in time (the command may run elsewhere)
          * @throws IOException if the hand-over fails
          */
-        void handOverAgain() throws IOException;
+        Optional<SandboxIds.Claim> claimWriteRoot(long waitNanos) throws IOException;
     }
 }

@@ -1,12 +1,13 @@
 package dev.toolyard.sandbox.internal;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -14,60 +15,253 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The host uids and gids commands run as when this process is root, one pair lent to each run
- * while it lasts. {@code RLIMIT_NPROC} counts the processes of a real uid across the whole host, so
- * a uid that two runs shared would share one process count: one run's fork bomb would starve the
- * other. With a uid of its own, a run's limit is its own.
+ * The host uids and gids commands run as when this process is root, lent as {@link Lease}s. Two
+ * processes that share a uid can reach each other: signals, {@code /proc/PID/mem} and
+ * {@code environ}, descriptors passed over a socket, one process count ({@code RLIMIT_NPROC} counts a
+ * real uid's processes across the host). So a uid is lent to one holder at a time, and:
  *
- * <p>The pairs are {@code (firstUid + i, firstGid + i)} for {@code i < count}. A released pair is
- * lent again first, so that runs one after another keep one owner for the files they leave in a
- * workspace and the hand-over before the next run finds nothing to change. The uids lent are
- * tracked for the whole JVM, so two sandboxes given overlapping ranges never lend one uid twice.
- * Thread-safe.
+ * <ul>
+ *   <li><b>Across processes.</b> A lease holds its uid's lock file ({@link HostUidLocks}, under
+ *       {@value HostUidLocks#DEFAULT}) for its whole life; the kernel drops the lock when the process
+ *       dies. A uid whose lock another process holds, or that some process on the host runs as, is
+ *       never lent. No two processes ever lend one uid at once.</li>
+ *   <li><b>A warm sandbox</b> ({@link #acquireExclusive}) holds its uid alone for its whole life, idle
+ *       or busy: no cold run and no other sandbox gets it. Before each command it {@link Lease#claim
+ *       claims} its write root.</li>
+ *   <li><b>Cold runs</b> ({@link #acquireHandedOver}) of exactly one write root under way at once, in
+ *       this pool, share one uid (and so one process count): the second run's hand-over would otherwise
+ *       take from the first run's command the files it is working on. They are one workspace's commands,
+ *       which can already reach each other through the workspace.</li>
+ *   <li><b>Trees.</b> A write root is worked in by one uid at a time: a run or a claim whose write root
+ *       contains, lies inside or is another one in use (a workspace {@code W} and {@code W/sub}) waits
+ *       until that one ends, unless it is a cold run of the very same root that may share (above). So no
+ *       hand-over ever walks a tree in which another uid's command works (it could rename a planted hard
+ *       link or a FIFO over a name the walk has just checked), and nested workspaces never share a uid.
+ *       A run waiting for a tree is not overtaken by runs that would share it.</li>
+ * </ul>
+ *
+ * The pairs are {@code (firstUid + i, firstGid + i)} for {@code i < count}; a released pair is lent
+ * again first, so that runs one after another keep one owner for a workspace's files and the hand-over
+ * finds little to change. What is lent is tracked for the whole JVM, so pools over overlapping blocks
+ * never lend one uid twice. Thread-safe.
  */
 public final class SandboxIds {
-    /** Uids lent right now, by any pool of this JVM. */
-    private static final Set<Integer> LENT = new HashSet<>();
-    /**
-     * The lease each tree in use has, by the write root of the run that took it, for every pool of this
-     * JVM: runs whose write roots contain one another share one lease, so no hand-over ever walks a tree
-     * in which another run's command is working (it could rename a planted hard link or a FIFO over a
-     * name the walk has just checked).
-     */
-    private static final Map<Path, Shared> IN_USE = new HashMap<>();
-
-    private static final class Shared {
-        final Lease lease;
-        final SandboxIds owner;
-        /** Done once the run that took the lease has handed its tree over (or failed to). */
-        final CompletableFuture<Void> handedOver = new CompletableFuture<>();
-        int runs;
-
-        Shared(Lease lease, SandboxIds owner) {
-            this.lease = lease;
-            this.owner = owner;
-        }
-    }
+    private static final System.Logger LOG = System.getLogger(SandboxIds.class.getName());
+    /** How often a waiting run looks again for a pair another process may have released. */
+    private static final long HOST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Guards everything static, and every pool's free list. */
+    private static final Object LOCK = new Object();
+    /** Uids lent right now by any pool of this JVM, with their host locks. */
+    private static final Map<Integer, HostUidLocks.Held> LENT = new HashMap<>();
+    /** The write roots in use: by a share of cold runs, or by a warm sandbox's claim. */
+    private static final List<Tree> TREES = new ArrayList<>();
+    /** The write roots of runs and claims waiting for a tree to be free, one entry per waiter. */
+    private static final List<Path> WAITING = new ArrayList<>();
+    private static final Map<Path, HostUidLocks> LOCK_DIRECTORIES = new HashMap<>();
 
     private final int firstUid;
     private final int firstGid;
     private final int count;
+    private final HostUidLocks hostLocks;
     private final Deque<Integer> free = new ArrayDeque<>();
 
-    /** One uid and gid lent to one run. */
-    public record Lease(int uid, int gid) {}
+    /** The uid and gid a command runs as. */
+    public record Pair(int uid, int gid) {}
+
+    /** A write root in use. */
+    private static final class Tree {
+        final Path root;
+        final Pair pair;
+        final SandboxIds pool;
+        /** A share of cold runs (others of the same root and pool may join), or a warm sandbox's claim. */
+        final boolean share;
+        /** Done once the run that took the tree has handed it over (or failed to). */
+        final CompletableFuture<Void> handedOver = new CompletableFuture<>();
+        int runs = 1;
+
+        Tree(Path root, Pair pair, SandboxIds pool, boolean share) {
+            this.root = root;
+            this.pair = pair;
+            this.pool = pool;
+            this.share = share;
+        }
+    }
 
     /**
+     * One uid and gid lent. {@link #close()} releases it exactly once, however often it is called; a
+     * cold run's lease shares its pair with the other cold runs of its write root, and the pair is
+     * released when the last of them closes. Thread-safe.
+     */
+    public final class Lease implements AutoCloseable {
+        private final Pair pair;
+        private final boolean exclusive;
+        /** The cold run's tree; {@code null} for an exclusive lease. */
+        private final Tree tree;
+        private final AtomicBoolean released = new AtomicBoolean();
+        private Claim claim; // guarded by LOCK
+
+        private Lease(Pair pair, boolean exclusive, Tree tree) {
+            this.pair = pair;
+            this.exclusive = exclusive;
+            this.tree = tree;
+        }
+
+        /** @return the uid */
+        public int uid() {
+            return pair.uid();
+        }
+
+        /** @return the gid */
+        public int gid() {
+            return pair.gid();
+        }
+
+        /** @return the uid and gid */
+        public Pair pair() {
+            return pair;
+        }
+
+        /** @return whether no one else can hold this uid while the lease lives ({@link #acquireExclusive}) */
+        public boolean exclusive() {
+            return exclusive;
+        }
+
+        /** @return whether {@link #close()} was called */
+        public boolean released() {
+            return released.get();
+        }
+
+        /**
+         * Claims {@code writeRoot} for one command of the warm sandbox holding this exclusive lease:
+         * waits until no other run or claim works in a tree that contains it, lies inside it or is it,
+         * then hands it over to this lease's pair ({@link WriteRootHandover}). Close the claim once the
+         * command and everything it started are gone.
+         *
+         * @param writeRoot the write root, a real path
+         * @param waitNanos how long to wait at most for the tree
+         * @return the claim; empty if the tree was not free in time, or the thread was interrupted (its
+         *     flag is then set again)
+         * @throws IllegalStateException if this lease is not exclusive, is released, or has a claim open
+         * @throws IOException if the hand-over failed (nothing is then claimed)
+         */
+        public Optional<Claim> claim(Path writeRoot, long waitNanos) throws IOException {
+            if (!exclusive) {
+                throw new IllegalStateException("only an exclusive lease claims write roots; a cold run's lease has its own");
+            }
+            long deadline = System.nanoTime() + waitNanos;
+            Tree t;
+            synchronized (LOCK) {
+                if (released.get()) {
+                    throw new IllegalStateException("the lease of uid " + uid() + " is released");
+                }
+                if (claim != null) {
+                    throw new IllegalStateException("the lease of uid " + uid() + " has a claim open on " + claim.tree.root);
+                }
+                if (!awaitFreeTree(writeRoot, deadline)) {
+                    return Optional.empty();
+                }
+                t = new Tree(writeRoot, pair, SandboxIds.this, false);
+                TREES.add(t);
+                claim = new Claim(this, t);
+            }
+            try {
+                WriteRootHandover.handOver(writeRoot, pair, SandboxIds.this);
+                t.handedOver.complete(null);
+            } catch (IOException | RuntimeException | Error e) {
+                t.handedOver.completeExceptionally(e);
+                claim.close();
+                throw e;
+            }
+            return Optional.of(claim);
+        }
+
+        /**
+         * Releases the pair (for a cold run, when no other run of its write root holds it), and with it
+         * the uid's host lock; closes an open claim first. Only the first call does anything.
+         */
+        @Override
+        public void close() {
+            if (!released.compareAndSet(false, true)) {
+                return;
+            }
+            synchronized (LOCK) {
+                if (claim != null) {
+                    claim.close();
+                }
+                if (tree != null) {
+                    if (--tree.runs > 0) {
+                        return;
+                    }
+                    TREES.remove(tree);
+                }
+                giveBack(pair);
+                LOCK.notifyAll();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return (exclusive ? "exclusive " : "") + "lease of uid " + uid() + ", gid " + gid()
+                    + (released.get() ? " (released)" : "");
+        }
+    }
+
+    /** A write root claimed by an exclusive lease for one command. {@link #close()} frees it exactly once. */
+    public final class Claim implements AutoCloseable {
+        private final Lease lease;
+        private final Tree tree;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private Claim(Lease lease, Tree tree) {
+            this.lease = lease;
+            this.tree = tree;
+        }
+
+        /** @return the write root claimed */
+        public Path writeRoot() {
+            return tree.root;
+        }
+
+        /** Frees the write root for other runs. Only the first call does anything. */
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            synchronized (LOCK) {
+                TREES.remove(tree);
+                if (lease.claim == this) {
+                    lease.claim = null;
+                }
+                LOCK.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * A pool whose leases lock their uids under {@value HostUidLocks#DEFAULT}.
+     *
      * @param firstUid the first uid, at least 1
      * @param firstGid the first gid, at least 1
      * @param count how many pairs, at least 1
      */
     public SandboxIds(int firstUid, int firstGid, int count) {
+        this(firstUid, firstGid, count, Path.of(HostUidLocks.DEFAULT));
+    }
+
+    /**
+     * @param lockDirectory where the uids' lock files are: root's, {@code 0700} (made so when missing)
+     */
+    SandboxIds(int firstUid, int firstGid, int count, Path lockDirectory) {
         this.firstUid = firstUid;
         this.firstGid = firstGid;
         this.count = count;
+        synchronized (LOCK) {
+            this.hostLocks = LOCK_DIRECTORIES.computeIfAbsent(lockDirectory.toAbsolutePath().normalize(), HostUidLocks::new);
+        }
         for (int i = 0; i < count; i++) {
             free.addLast(i);
         }
@@ -98,60 +292,101 @@ public final class SandboxIds {
         return count;
     }
 
+    /** @return the directory of the uids' lock files */
+    public Path lockDirectory() {
+        return hostLocks.directory();
+    }
+
     /**
-     * Lends the pair of a run on {@code writeRoot}: the one a run under way on a write root that
-     * contains this one, or lies inside it, already holds (they then share one process count), else a
-     * pair no other run of this JVM holds. Only the run that took a fresh pair hands the tree over; see
-     * {@link #acquireHandedOver}.
+     * Checks (and creates when missing) the directory of the uids' lock files, so that a sandbox that
+     * will lend uids fails at its start rather than at its first run.
+     *
+     * @throws IOException naming the directory and what is wrong with it
+     */
+    public void checkLockDirectory() throws IOException {
+        hostLocks.ensureDirectory();
+    }
+
+    /**
+     * Lends a warm sandbox a pair no one else holds while the lease lives: no cold run, no other
+     * sandbox, no other process. Its write root is {@link Lease#claim claimed} before each command.
+     *
+     * @param waitNanos how long to wait at most for a pair
+     * @return the lease; empty if no pair was free in time, or the thread was interrupted (its flag is
+     *     then set again)
+     * @throws UncheckedIOException if the uid lock directory is not one to trust, or cannot be made
+     */
+    public Optional<Lease> acquireExclusive(long waitNanos) {
+        long deadline = System.nanoTime() + waitNanos;
+        synchronized (LOCK) {
+            Optional<Pair> pair = awaitPair(deadline);
+            return pair.map(p -> new Lease(p, true, null));
+        }
+    }
+
+    /**
+     * As {@link #acquireExclusive}, for a rung about to start a warm sandbox.
+     *
+     * @throws UncheckedIOException if no pair was free within {@code waitNanos}, or as {@link #acquireExclusive}
+     */
+    public Lease acquireExclusiveOrThrow(long waitNanos) {
+        return acquireExclusive(waitNanos).orElseThrow(this::noneFree);
+    }
+
+    /**
+     * Lends the pair of a cold run on {@code writeRoot}, without handing the tree over: the pair the cold
+     * runs of exactly this root already under way in this pool share, else (once no other run or claim
+     * works in a tree that contains it or lies inside it) a pair no one else holds.
      *
      * @param writeRoot the run's write root, a real path
-     * @param waitNanos how long to wait at most for a pair
-     * @return the pair; empty as {@link #acquire(long)}
+     * @param waitNanos how long to wait at most for the tree and a pair
+     * @return the lease; empty if none was had in time, or the thread was interrupted (its flag is then
+     *     set again)
+     * @throws UncheckedIOException as {@link #acquireExclusive}
      */
     public Optional<Lease> acquire(Path writeRoot, long waitNanos) {
-        return take(writeRoot, waitNanos).map(t -> t.shared().lease);
+        return take(writeRoot, System.nanoTime() + waitNanos).map(Taken::lease);
     }
 
     /**
      * As {@link #acquire(Path, long)}, and the tree handed over to the pair before this returns: by this
      * run, when it took a fresh pair, or else by the run it shares with, whose hand-over it waits for.
-     * A run that shares a pair never walks the tree itself, because the other run's command is working
-     * in it; what that walk did not cover (a parent of the first run's write root) stays as it was.
      *
      * @param writeRoot the run's write root, a real path
      * @param waitNanos how long to wait at most for a pair and for the hand-over it shares
-     * @return the pair, handed over; empty if none was free or the shared hand-over did not end in time
-     * @throws IOException if the hand-over failed (the pair is then released)
+     * @return the lease, handed over; empty if none was had or the shared hand-over did not end in time
+     * @throws IOException if the hand-over failed (the lease is then released)
      */
     public Optional<Lease> acquireHandedOver(Path writeRoot, long waitNanos) throws IOException {
         long deadline = System.nanoTime() + waitNanos;
-        Optional<Taken> taken = take(writeRoot, waitNanos);
+        Optional<Taken> taken = take(writeRoot, deadline);
         if (taken.isEmpty()) {
             return Optional.empty();
         }
-        Shared shared = taken.get().shared();
+        Lease lease = taken.get().lease();
+        Tree tree = lease.tree;
         if (taken.get().fresh()) {
             try {
-                WriteRootHandover.handOver(writeRoot, shared.lease, this);
-                shared.handedOver.complete(null);
+                WriteRootHandover.handOver(writeRoot, lease.pair(), this);
+                tree.handedOver.complete(null);
             } catch (IOException | RuntimeException | Error e) {
-                shared.handedOver.completeExceptionally(e);
-                release(writeRoot, shared.lease);
+                tree.handedOver.completeExceptionally(e);
+                lease.close();
                 throw e;
             }
-            return Optional.of(shared.lease);
+            return Optional.of(lease);
         }
         try {
-            shared.handedOver.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            return Optional.of(shared.lease);
+            tree.handedOver.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return Optional.of(lease);
         } catch (ExecutionException e) {
-            release(writeRoot, shared.lease);
+            lease.close();
             throw new IOException("the run sharing this tree could not hand it over", e.getCause());
         } catch (TimeoutException e) {
-            release(writeRoot, shared.lease);
+            lease.close();
             return Optional.empty();
         } catch (InterruptedException e) {
-            release(writeRoot, shared.lease);
+            lease.close();
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
@@ -160,115 +395,152 @@ public final class SandboxIds {
     /**
      * As {@link #acquireHandedOver}, for a rung about to start a run.
      *
-     * @throws java.io.UncheckedIOException if the hand-over failed, or no pair was free within {@code waitNanos}
+     * @throws UncheckedIOException if the hand-over failed, or no pair was had within {@code waitNanos}
      */
     public Lease acquireHandedOverOrThrow(Path writeRoot, long waitNanos) {
         Optional<Lease> taken;
         try {
             taken = acquireHandedOver(writeRoot, waitNanos);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("could not hand the write root over to the sandbox uid", e);
+            throw new UncheckedIOException("could not hand the write root over to the sandbox uid", e);
         }
-        return taken.orElseThrow(() -> new java.io.UncheckedIOException(new IOException(
-                "no sandbox uid was free within the timeout: more than " + count() + " runs at once (" + this + ")")));
+        return taken.orElseThrow(this::noneFree);
     }
 
-    private record Taken(Shared shared, boolean fresh) {}
-
-    private Optional<Taken> take(Path writeRoot, long waitNanos) {
-        synchronized (LENT) {
-            for (Map.Entry<Path, Shared> e : IN_USE.entrySet()) {
-                if (e.getKey().startsWith(writeRoot) || writeRoot.startsWith(e.getKey())) {
-                    e.getValue().runs++;
-                    return Optional.of(new Taken(e.getValue(), false));
-                }
-            }
-            Optional<Lease> lease = acquire(waitNanos);
-            if (lease.isEmpty()) {
-                return Optional.empty();
-            }
-            for (Map.Entry<Path, Shared> e : IN_USE.entrySet()) { // taken while this thread waited for a pair
-                if (e.getKey().startsWith(writeRoot) || writeRoot.startsWith(e.getKey())) {
-                    release(lease.get());
-                    e.getValue().runs++;
-                    return Optional.of(new Taken(e.getValue(), false));
-                }
-            }
-            Shared fresh = new Shared(lease.get(), this);
-            fresh.runs = 1;
-            IN_USE.put(writeRoot, fresh);
-            return Optional.of(new Taken(fresh, true));
-        }
+    private UncheckedIOException noneFree() {
+        return new UncheckedIOException(new IOException("no sandbox uid was free within the timeout: more than "
+                + count() + " runs at once, or their write roots nest in one another (" + this + ")"));
     }
 
-    /**
-     * @return whether {@code lease} is held for {@code writeRoot} by exactly one run: the caller's
-     */
-    public boolean heldByOneRun(Path writeRoot, Lease lease) {
-        synchronized (LENT) {
-            Shared shared = IN_USE.get(writeRoot);
-            return shared != null && shared.lease.equals(lease) && shared.runs == 1;
-        }
-    }
+    private record Taken(Lease lease, boolean fresh) {}
 
-    /** Ends a run on {@code writeRoot}; the pair is released when no run of its tree holds it any more. */
-    public void release(Path writeRoot, Lease lease) {
-        synchronized (LENT) {
-            Iterator<Map.Entry<Path, Shared>> it = IN_USE.entrySet().iterator();
-            while (it.hasNext()) {
-                Shared shared = it.next().getValue();
-                if (shared.lease.equals(lease)) {
-                    if (--shared.runs > 0) {
-                        return;
-                    }
-                    it.remove();
-                    shared.owner.release(lease);
-                    return;
-                }
-            }
-            release(lease);
-        }
-    }
-
-    /**
-     * Lends a pair no other run of this JVM holds, waiting for one to be released if all are lent.
-     *
-     * @param waitNanos how long to wait at most
-     * @return the pair; empty if none was released in time, or the thread was interrupted (its flag
-     *     is then set again)
-     */
-    public Optional<Lease> acquire(long waitNanos) {
-        long deadline = System.nanoTime() + waitNanos;
-        synchronized (LENT) {
+    private Optional<Taken> take(Path writeRoot, long deadline) {
+        synchronized (LOCK) {
             while (true) {
-                for (int tries = free.size(); tries > 0; tries--) {
-                    int i = free.pollFirst();
-                    if (LENT.add(firstUid + i)) {
-                        return Optional.of(new Lease(firstUid + i, firstGid + i));
+                Tree conflict = TREES.stream().filter(t -> overlap(t.root, writeRoot)).findFirst().orElse(null);
+                if (conflict != null && conflict.share && conflict.pool == this && conflict.root.equals(writeRoot)
+                        && WAITING.stream().noneMatch(w -> overlap(w, writeRoot))) {
+                    conflict.runs++;
+                    return Optional.of(new Taken(new Lease(conflict.pair, false, conflict), false));
+                }
+                if (conflict == null) {
+                    Optional<Pair> pair = tryPair();
+                    if (pair.isPresent()) {
+                        Tree t = new Tree(writeRoot, pair.get(), this, true);
+                        TREES.add(t);
+                        return Optional.of(new Taken(new Lease(pair.get(), false, t), true));
                     }
-                    free.addLast(i); // another pool, overlapping this one, lent it
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return Optional.empty();
-                }
-                try {
-                    LENT.wait(Math.max(1, left / 1_000_000), 0);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                    if (!await(deadline, true)) {
+                        return Optional.empty();
+                    }
+                } else if (!awaitAsWaiter(writeRoot, deadline)) {
                     return Optional.empty();
                 }
             }
         }
     }
 
-    /** Returns the pair once nothing of the run is left, to be lent first next time. */
-    public void release(Lease lease) {
-        synchronized (LENT) {
-            if (LENT.remove(lease.uid())) {
-                free.addFirst(lease.uid() - firstUid);
-                LENT.notifyAll();
+    /** Waits, holding {@link #LOCK}, until no tree overlaps {@code writeRoot}; false if the deadline passed first. */
+    private static boolean awaitFreeTree(Path writeRoot, long deadline) {
+        while (TREES.stream().anyMatch(t -> overlap(t.root, writeRoot))) {
+            if (!awaitAsWaiter(writeRoot, deadline)) {
+                return false;
             }
+        }
+        return true;
+    }
+
+    /** Holding {@link #LOCK}: one wait for a tree, during which runs that would share a tree it overlaps wait too. */
+    private static boolean awaitAsWaiter(Path writeRoot, long deadline) {
+        WAITING.add(writeRoot);
+        try {
+            return await(deadline, false);
+        } finally {
+            WAITING.remove(writeRoot);
+        }
+    }
+
+    /** Holding {@link #LOCK}: waits for a free pair until {@code deadline}. */
+    private Optional<Pair> awaitPair(long deadline) {
+        while (true) {
+            Optional<Pair> pair = tryPair();
+            if (pair.isPresent() || !await(deadline, true)) {
+                return pair;
+            }
+        }
+    }
+
+    /**
+     * Holding {@link #LOCK}: waits to be notified, or (when what is awaited may come from another
+     * process) for a short poll, or until the deadline.
+     *
+     * @return false if the deadline has passed or the thread was interrupted (its flag set again)
+     */
+    private static boolean await(long deadline, boolean hostPoll) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            return false;
+        }
+        try {
+            long nanos = hostPoll ? Math.min(left, HOST_POLL_NANOS) : left;
+            TimeUnit.NANOSECONDS.timedWait(LOCK, Math.max(nanos, 1_000_000));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static boolean overlap(Path a, Path b) {
+        return a.startsWith(b) || b.startsWith(a);
+    }
+
+    /**
+     * Holding {@link #LOCK}: a pair no lease of this JVM holds, whose host lock this process could
+     * take, and that no process on the host runs as; the most recently released first.
+     */
+    private Optional<Pair> tryPair() {
+        Set<Integer> running = null;
+        for (int tries = free.size(); tries > 0; tries--) {
+            int i = free.pollFirst();
+            int uid = firstUid + i;
+            if (LENT.containsKey(uid)) {
+                free.addLast(i); // another pool, overlapping this one, lent it
+                continue;
+            }
+            Optional<HostUidLocks.Held> held;
+            try {
+                held = hostLocks.tryLock(uid);
+            } catch (IOException e) {
+                free.addFirst(i);
+                throw new UncheckedIOException("cannot lock sandbox uid " + uid + " for this process: " + e.getMessage(), e);
+            }
+            if (held.isEmpty()) {
+                free.addLast(i); // another process lends it
+                continue;
+            }
+            if (running == null) {
+                running = HostUidLocks.runningAs(firstUid, count);
+            }
+            if (running.contains(uid)) {
+                held.get().release();
+                free.addLast(i);
+                LOG.log(System.Logger.Level.WARNING, "sandbox uid " + uid + " is not lent: a process on this host runs as it "
+                        + "(left by a run whose process died?)");
+                continue;
+            }
+            LENT.put(uid, held.get());
+            return Optional.of(new Pair(uid, firstGid + i));
+        }
+        return Optional.empty();
+    }
+
+    /** Holding {@link #LOCK}: returns a pair to its pool, to be lent first next time, and drops its host lock. */
+    private void giveBack(Pair pair) {
+        HostUidLocks.Held held = LENT.remove(pair.uid());
+        if (held != null) {
+            held.release();
+            free.addFirst(pair.uid() - firstUid);
         }
     }
 

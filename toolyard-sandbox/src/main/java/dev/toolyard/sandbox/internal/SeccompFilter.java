@@ -239,6 +239,24 @@ public final class SeccompFilter {
                 "userfaultfd")) {
             l.add(new DeniedCall(n, always, DeniedCall.EPERM, surface));
         }
+        String podman = "denied by podman's default profile (containers-common) too";
+        l.add(new DeniedCall("uselib", always, DeniedCall.EPERM, "loads a shared library the a.out way: obsolete, " + podman));
+        l.add(new DeniedCall("vmsplice", always, DeniedCall.EPERM, "maps user pages into a pipe, a recurring source of "
+                + "kernel bugs (Dirty Pipe's kin); " + podman));
+        l.add(new DeniedCall("modify_ldt", always, DeniedCall.EPERM, "x86 segments for 16-bit code only, and a potential "
+                + "information leak (Docker's reason to block it)"));
+        for (String n : List.of("migrate_pages", "move_pages", "process_madvise")) {
+            l.add(new DeniedCall(n, always, DeniedCall.EPERM, "moves or advises on another process's memory; " + podman));
+        }
+        l.add(new DeniedCall("io_pgetevents", always, DeniedCall.EPERM, "asynchronous I/O with a signal mask, little used; " + podman));
+        for (String n : List.of("chroot", "fanotify_init", "lookup_dcookie", "quotactl", "quotactl_fd", "sethostname",
+                "setdomainname", "vhangup", "ioperm", "iopl")) {
+            l.add(new DeniedCall(n, always, DeniedCall.EPERM, "needs a capability the command never has; " + podman));
+        }
+        for (String n : List.of("_sysctl", "ustat", "sysfs", "nfsservctl", "create_module", "get_kernel_syms", "query_module",
+                "afs_syscall", "getpmsg", "putpmsg", "security", "tuxcall", "vserver")) {
+            l.add(new DeniedCall(n, always, DeniedCall.EPERM, "obsolete or never implemented; " + podman));
+        }
         for (String n : List.of("keyctl", "add_key", "request_key")) {
             l.add(new DeniedCall(n, always, DeniedCall.EPERM, "kernel keyrings, not namespaced"));
         }
@@ -272,8 +290,13 @@ public final class SeccompFilter {
         Map<DeniedCall, BpfAssembler.Label> conditional = new LinkedHashMap<>();
         Set<Integer> numbers = new TreeSet<>();
         for (DeniedCall d : denied) {
-            int nr = SyscallTable.number(arch, d.name()).orElseThrow(() -> new IllegalStateException(
-                    "no " + arch + " number for syscall " + d.name()));
+            if (!SyscallTable.all().containsKey(d.name())) {
+                throw new IllegalStateException("no " + arch + " number for syscall " + d.name());
+            }
+            if (!SyscallTable.exists(arch, d.name())) {
+                continue; // this ABI has no such call (x86_64's modify_ldt on aarch64): nothing to deny
+            }
+            int nr = SyscallTable.number(arch, d.name()).orElseThrow();
             if (!numbers.add(nr)) {
                 throw new IllegalStateException("two denied syscalls share " + arch + " number " + nr);
             }
@@ -330,6 +353,9 @@ public final class SeccompFilter {
         root.putArray("architectures").add(arch.ociName());
         ArrayNode rules = root.putArray("syscalls");
         for (DeniedCall d : denied) {
+            if (!SyscallTable.exists(arch, d.name())) {
+                continue; // no such call on this ABI
+            }
             Condition c = d.when();
             if (c instanceof DeniedCall.Always) {
                 rule(rules, d, -1, 0, 0);

@@ -21,13 +21,24 @@ final class SyscallTable {
 
     private SyscallTable() {}
 
-    /** @return the number of {@code name} on {@code arch}, or empty if ToolYard's table lacks it */
+    /** Marks a call an ABI does not have (x86_64's {@code modify_ldt} on aarch64, say). */
+    static final int NONE = -1;
+
+    /**
+     * @return the number of {@code name} on {@code arch}; empty if ToolYard's table lacks it, or the
+     *     call does not exist on that ABI (see {@link #exists})
+     */
     static Optional<Integer> number(SeccompArch arch, String name) {
         int[] n = NUMBERS.get(name);
-        return n == null ? Optional.empty() : Optional.of(n[arch.ordinal()]);
+        return n == null || n[arch.ordinal()] == NONE ? Optional.empty() : Optional.of(n[arch.ordinal()]);
     }
 
-    /** @return every name in the table, in table order, each with its {x86_64, aarch64} numbers */
+    /** @return whether the table lists {@code name} as a call {@code arch} has */
+    static boolean exists(SeccompArch arch, String name) {
+        return number(arch, name).isPresent();
+    }
+
+    /** @return every name in the table, in table order, each with its {x86_64, aarch64} numbers ({@link #NONE} where absent) */
     static Map<String, int[]> all() {
         return Collections.unmodifiableMap(NUMBERS);
     }
@@ -80,6 +91,37 @@ final class SyscallTable {
         put(t, "clock_settime", 227, 112);
         put(t, "personality", 135, 92);
         put(t, "ioctl", 16, 29);
+        // What podman's default profile (containers-common) denies beyond the above; see SeccompFilter.
+        put(t, "uselib", 134, NONE);
+        put(t, "vmsplice", 278, 75);
+        put(t, "modify_ldt", 154, NONE);
+        put(t, "_sysctl", 156, NONE);
+        put(t, "afs_syscall", 183, NONE);
+        put(t, "chroot", 161, 51);
+        put(t, "create_module", 174, NONE);
+        put(t, "fanotify_init", 300, 262);
+        put(t, "get_kernel_syms", 177, NONE);
+        put(t, "getpmsg", 181, NONE);
+        put(t, "io_pgetevents", 333, 292);
+        put(t, "ioperm", 173, NONE);
+        put(t, "iopl", 172, NONE);
+        put(t, "lookup_dcookie", 212, 18);
+        put(t, "migrate_pages", 256, 238);
+        put(t, "move_pages", 279, 239);
+        put(t, "nfsservctl", 180, 42);
+        put(t, "process_madvise", 440, 440);
+        put(t, "putpmsg", 182, NONE);
+        put(t, "query_module", 178, NONE);
+        put(t, "quotactl", 179, 60);
+        put(t, "quotactl_fd", 443, 443);
+        put(t, "security", 185, NONE);
+        put(t, "setdomainname", 171, 162);
+        put(t, "sethostname", 170, 161);
+        put(t, "sysfs", 139, NONE);
+        put(t, "tuxcall", 184, NONE);
+        put(t, "ustat", 136, NONE);
+        put(t, "vhangup", 153, 58);
+        put(t, "vserver", 236, NONE);
         return t;
     }
 

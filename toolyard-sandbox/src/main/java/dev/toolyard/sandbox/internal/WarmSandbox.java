@@ -160,12 +160,21 @@ public final class WarmSandbox {
         if (!reusable()) {
             throw new NotStarted("the warm sandbox is spent", null);
         }
+        SandboxIds.Claim claim;
         try {
-            launch.handOverAgain();
+            claim = launch.claimWriteRoot(saturatedNanos(timeout)).orElseThrow(() -> new NotStarted(
+                    "another run worked in this write root, or one nested with it, for the whole timeout", null));
         } catch (IOException | RuntimeException e) {
             broken = true;
             throw new NotStarted("could not hand the write root over again", e);
         }
+        try (claim) {
+            return runClaimed(command, env, timeout, cap);
+        }
+    }
+
+    private Supervisor.Outcome runClaimed(List<String> command, Map<String, String> env, Duration timeout, int cap)
+            throws NotStarted {
         Command c = new Command(cap);
         current = c;
         long start = System.nanoTime();

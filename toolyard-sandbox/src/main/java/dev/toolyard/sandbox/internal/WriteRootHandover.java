@@ -55,7 +55,7 @@ public final class WriteRootHandover {
      *     belongs to another user, whom ToolYard will not take it from
      * @throws IOException if the write root cannot be read
      */
-    public static int handOver(Path writeRoot, SandboxIds.Lease lease, SandboxIds ids) throws IOException {
+    public static int handOver(Path writeRoot, SandboxIds.Pair lease, SandboxIds ids) throws IOException {
         Map<String, Object> root = Files.readAttributes(writeRoot, ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
         int owner = (Integer) root.get("uid");
         if (owner != 0 && !ids.owns(owner)) {
@@ -107,7 +107,7 @@ public final class WriteRootHandover {
         }
     }
 
-    private record Owner(SandboxIds.Lease lease, UserPrincipal user, GroupPrincipal group, SandboxIds ids, long dev) {
+    private record Owner(SandboxIds.Pair lease, UserPrincipal user, GroupPrincipal group, SandboxIds ids, long dev) {
         /** @return whether this entry, root's or a sandbox uid's, is not yet the lease's */
         boolean wants(Map<String, Object> a) {
             int uid = (Integer) a.get("uid");

@@ -17,7 +17,7 @@ class BwrapCommandTest {
     private static final BwrapCommand.Tools TOOLS = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
             Path.of("/usr/bin/env"), Optional.of(Path.of("/usr/bin/setpriv")));
     private static final List<String> COMMAND = List.of("/bin/sh", "-c", "echo hi");
-    private static final SandboxIds.Lease LEASE = new SandboxIds.Lease(2147450881, 2147450882);
+    private static final SandboxIds.Pair LEASE = new SandboxIds.Pair(2147450881, 2147450882);
     private static final BwrapCommand.Run AS_ROOT = new BwrapCommand.Run(Optional.of(LEASE), Optional.of(Path.of("/run/ty/etc")),
             Optional.of(Path.of("/run/ty/seccomp.bpf")));
     private static final BwrapCommand.Run NOT_ROOT = new BwrapCommand.Run(Optional.empty(), Optional.empty(), Optional.empty());
@@ -45,12 +45,13 @@ class BwrapCommandTest {
         int separator = a.indexOf("--");
 
         assertThat(b).contains("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-                "--die-with-parent", "--new-session", "--as-pid-1");
+                "--die-with-parent", "--new-session");
+        assertThat(b).as("bubblewrap's own init, root, is the one its parent-death signal can reach").doesNotContain("--as-pid-1");
         assertThat(indexOf(b, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"))
                 .isPositive();
         assertThat(b).doesNotContain("--unshare-user", "--unshare-all", "--share-net", "--dev-bind");
         assertThat(a.subList(separator + 1, a.size())).containsExactly("/usr/bin/setpriv", "--reuid=2147450881", "--regid=2147450882",
-                "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--pdeathsig=keep", "--",
+                "--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--pdeathsig=KILL", "--",
                 "/usr/bin/env", "-i", "-C", "/tmp/ws", "--", "A=1", "B=2", "/bin/sh", "-c", "echo hi");
     }
 
@@ -60,7 +61,7 @@ class BwrapCommandTest {
         int separator = a.indexOf("--");
 
         assertThat(bwrap(a).subList(1, 10)).containsExactly("--unshare-all", "--unshare-user", "--disable-userns",
-                "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--as-pid-1", "--ro-bind");
+                "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--ro-bind", "/usr");
         assertThat(a).doesNotContain("/usr/bin/setpriv", "--cap-add", "--seccomp");
         assertThat(a.subList(separator + 1, a.size())).startsWith("/usr/bin/env", "-i", "-C", "/tmp/ws", "--");
         assertThat(a.get(9)).as("no seccomp program").isEqualTo("-");
@@ -177,6 +178,8 @@ class BwrapCommandTest {
         warmSandbox.removeAll(List.of("CAP_KILL", "/run/ty/toolyard-warm", "/toolyard-warm"));
         warmSandbox.removeAll(List.of("--cap-add", "--ro-bind"));
         coldSandbox.removeAll(List.of("--cap-add", "--ro-bind"));
+        assertThat(b).as("the supervisor, root, is the init bubblewrap's parent-death signal reaches").contains("--as-pid-1");
+        warmSandbox.remove("--as-pid-1");
         assertThat(warmSandbox).as("every other flag as a cold run's").isEqualTo(coldSandbox);
         assertThat(warm.subList(warm.indexOf("--") + 1, warm.size())).containsExactly("/toolyard-warm", "2147450881", "2147450882",
                 "60", "1073741824", "67108864", "1024", "64", "/tmp/ws", "/tmp", "/dev/shm");

@@ -15,13 +15,15 @@ import org.junit.jupiter.api.Test;
 
 class ContainerCommandTest {
     private static final ContainerCommand.Tools PODMAN = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN,
-            Path.of("/usr/bin/podman"), Optional.of(Path.of("/usr/sbin/runc")), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
+            Path.of("/usr/bin/podman"), Optional.of(Path.of("/usr/sbin/runc")), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"),
+            Path.of("/bin/sh"), Optional.of(Path.of("/usr/bin/setpriv")));
     private static final ContainerCommand.Tools DOCKER = new ContainerCommand.Tools(ContainerCommand.Engine.DOCKER,
-            Path.of("/usr/bin/docker"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"));
+            Path.of("/usr/bin/docker"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"),
+            Path.of("/bin/sh"), Optional.empty());
     private static final ResourceLimits LIMITS = ResourceLimits.builder().memoryBytes(64L << 20).processCount(16).build();
 
     private static final ContainerCommand.Run AS_SANDBOX_UID = new ContainerCommand.Run(
-            Optional.of(new SandboxIds.Lease(2147450881, 2147450882)), Optional.of(Path.of("/run/ty/seccomp.json")));
+            Optional.of(new SandboxIds.Pair(2147450881, 2147450882)), Optional.of(Path.of("/run/ty/seccomp.json")));
 
     private static List<String> run(ContainerCommand.Tools tools) {
         return run(tools, AS_SANDBOX_UID);
@@ -46,7 +48,8 @@ class ContainerCommandTest {
     void theContainerIsNamedNeverPulledOfflineReadOnlyAndPowerless() {
         List<String> a = run(PODMAN);
 
-        assertThat(a.subList(0, 5)).containsExactly("/usr/bin/podman", "run", "--rm", "--name", "toolyard-abc");
+        assertThat(a.subList(0, 8)).as("the client dies with the JVM's thread").containsExactly("/usr/bin/setpriv",
+                "--pdeathsig=KILL", "--", "/usr/bin/podman", "run", "--rm", "--name", "toolyard-abc");
         assertThat(a).contains("--pull=never", "--network=none", "--read-only", "--cap-drop=ALL", "--cgroupns=private");
         assertThat(indexOf(a, "--security-opt", "no-new-privileges")).isPositive();
         assertThat(indexOf(a, "--runtime", "/usr/sbin/runc")).isPositive();
@@ -144,7 +147,8 @@ class ContainerCommandTest {
                 "seccomp=/run/ty/seccomp.json", "--log-driver=passthrough").doesNotContain("--timeout");
         assertThat(warm.subList(image + 1, warm.size())).containsExactly("/toolyard-warm", "2147450881", "2147450882", "60",
                 Long.toString(64L << 20), "67108864", "1024", "16", "/tmp/ws", "/tmp", "/var/tmp", "/dev/shm");
-        List<String> shared = new java.util.ArrayList<>(cold.subList(0, cold.indexOf("localhost/skeleton:1")));
+        assertThat(warm.get(0)).as("a warm container ends when its supervisor's input closes").isEqualTo("/usr/bin/podman");
+        List<String> shared = new java.util.ArrayList<>(cold.subList(3, cold.indexOf("localhost/skeleton:1")));
         shared.removeAll(List.of("--user", "2147450881:2147450882", "--timeout", "12", "--pids-limit", "16", "toolyard-abc"));
         assertThat(warm.subList(0, image)).as("every other option as a cold run's").containsAll(shared);
     }

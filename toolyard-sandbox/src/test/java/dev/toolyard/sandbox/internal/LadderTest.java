@@ -230,7 +230,7 @@ class LadderTest {
 
             Ladder.Step docker = c.steps().get(1);
             assertThat(docker.why()).contains("canary abandoned: no answer within 2 s (the engine hangs?) (run 1 of 3)");
-            assertThat(docker.canaryArgv()).as("the command line that hung").startsWith(engine.toString()).contains("run", "--pull=never");
+            assertThat(docker.canaryArgv()).as("the command line that hung").contains(engine.toString(), "run", "--pull=never");
             assertThat(docker.rung()).isEmpty();
             assertThat(c.steps().get(2).taken()).as("the survey went on to bubblewrap").isTrue();
         } finally {

@@ -49,7 +49,7 @@ class LimitsTest {
     void theWarmLauncherSetsNoLimitOnTheSupervisorAndTheSupervisorGetsEachCommandsLimitsAsAColdRunSetsThem() {
         ResourceLimits l = ResourceLimits.builder().cpuSeconds(2).memoryBytes((64L << 20) + 100).fileSizeBytes(4096 + 100)
                 .processCount(5).build();
-        SandboxIds.Lease lease = new SandboxIds.Lease(2147450881, 2147450882);
+        SandboxIds.Pair lease = new SandboxIds.Pair(2147450881, 2147450882);
 
         assertThat(Limits.warmLauncher(Path.of("/usr/bin/dash"), Optional.of(Path.of("/run/x/seccomp.bpf"))))
                 .containsExactly("/usr/bin/dash", "-c", Limits.WARM_LAUNCHER, "toolyard-launch", "1024", "/run/x/seccomp.bpf");

@@ -1,32 +1,56 @@
 package dev.toolyard.sandbox.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolyard.sandbox.Hosts;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+/**
+ * The lease rules of {@link SandboxIds} on their own (no sandbox): uids lent once, exclusive leases,
+ * nested trees, and the lock directory. Leases lock files under the default directory, which only root
+ * may make, so these run as root (CI does).
+ */
 class SandboxIdsTest {
     private static final long NO_WAIT = 0;
+    private static final long SHORT = TimeUnit.MILLISECONDS.toNanos(200);
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void root() {
+        Hosts.require(Hosts.root(), "the test JVM is not root, so it cannot lock sandbox uids under " + HostUidLocks.DEFAULT);
+    }
 
     @Test
     void runsUnderWayAtOnceAreNeverLentTheSameUid() throws Exception {
         SandboxIds ids = new SandboxIds(1_900_000_000, 1_900_000_000, 8);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         CountDownLatch allHold = new CountDownLatch(8);
+        List<SandboxIds.Lease> leases = new ArrayList<>();
         try {
             List<Future<SandboxIds.Lease>> held = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 held.add(pool.submit(() -> {
-                    SandboxIds.Lease l = ids.acquire(TimeUnit.SECONDS.toNanos(5)).orElseThrow();
+                    SandboxIds.Lease l = ids.acquireExclusive(TimeUnit.SECONDS.toNanos(5)).orElseThrow();
                     allHold.countDown();
                     allHold.await();
                     return l;
@@ -35,13 +59,15 @@ class SandboxIdsTest {
             Set<Integer> uids = new HashSet<>();
             for (Future<SandboxIds.Lease> f : held) {
                 SandboxIds.Lease l = f.get();
+                leases.add(l);
                 assertThat(l.gid() - 1_900_000_000).isEqualTo(l.uid() - 1_900_000_000);
                 uids.add(l.uid());
             }
             assertThat(uids).hasSize(8).allMatch(ids::owns);
-            assertThat(ids.acquire(NO_WAIT)).as("all lent").isEmpty();
+            assertThat(ids.acquireExclusive(NO_WAIT)).as("all lent").isEmpty();
         } finally {
             pool.shutdownNow();
+            leases.forEach(SandboxIds.Lease::close);
         }
     }
 
@@ -49,44 +75,108 @@ class SandboxIdsTest {
     void aReleasedPairIsLentAgainFirstSoOneRunAfterAnotherKeepsItsFilesOwner() {
         SandboxIds ids = new SandboxIds(1_900_001_000, 1_900_001_000, 4);
 
-        SandboxIds.Lease first = ids.acquire(NO_WAIT).orElseThrow();
-        ids.release(first);
-        SandboxIds.Lease second = ids.acquire(NO_WAIT).orElseThrow();
-        ids.release(second);
+        SandboxIds.Lease first = ids.acquireExclusive(NO_WAIT).orElseThrow();
+        first.close();
+        SandboxIds.Lease second = ids.acquireExclusive(NO_WAIT).orElseThrow();
+        second.close();
 
-        assertThat(second).isEqualTo(first);
+        assertThat(second.pair()).isEqualTo(first.pair());
     }
 
     @Test
-    void runsOnOneWriteRootShareItsPairSoOnesHandOverDoesNotTakeTheFilesFromTheOther() {
+    void aLeaseIsReleasedExactlyOnceHoweverOftenItIsClosed() {
+        SandboxIds ids = new SandboxIds(1_900_001_100, 1_900_001_100, 2);
+        SandboxIds.Lease a = ids.acquireExclusive(NO_WAIT).orElseThrow();
+        a.close();
+        SandboxIds.Lease b = ids.acquireExclusive(NO_WAIT).orElseThrow(); // a's pair, lent again
+        SandboxIds.Lease c = ids.acquireExclusive(NO_WAIT).orElseThrow();
+
+        a.close(); // a second close of a released lease must not free b's uid
+
+        assertThat(a.released()).isTrue();
+        assertThat(b.pair()).isEqualTo(a.pair());
+        assertThat(ids.acquireExclusive(NO_WAIT)).as("b and c still hold both uids").isEmpty();
+        b.close();
+        c.close();
+    }
+
+    @Test
+    void coldRunsOfOneWriteRootShareTheirPairAndRunsOfAnotherRootDoNot() {
         SandboxIds ids = new SandboxIds(1_900_005_000, 1_900_005_000, 4);
         Path w = Path.of("/srv/work"), other = Path.of("/srv/other");
 
         SandboxIds.Lease a = ids.acquire(w, NO_WAIT).orElseThrow();
         SandboxIds.Lease b = ids.acquire(w, NO_WAIT).orElseThrow();
         SandboxIds.Lease c = ids.acquire(other, NO_WAIT).orElseThrow();
-        ids.release(w, a);
+        a.close();
         SandboxIds.Lease d = ids.acquire(w, NO_WAIT).orElseThrow();
 
-        assertThat(b).isEqualTo(a);
-        assertThat(c).isNotEqualTo(a);
-        assertThat(d).as("one run still held it").isEqualTo(a);
-        ids.release(w, b);
-        ids.release(w, d);
-        ids.release(other, c);
-        assertThat(ids.acquire(NO_WAIT)).as("all released, the last released first").contains(c);
+        assertThat(b.pair()).isEqualTo(a.pair());
+        assertThat(c.pair()).isNotEqualTo(a.pair());
+        assertThat(d.pair()).as("one run still held it").isEqualTo(a.pair());
+        b.close();
+        d.close();
+        c.close();
+        SandboxIds.Lease next = ids.acquireExclusive(NO_WAIT).orElseThrow();
+        assertThat(next.pair()).as("all released, the last released first").isEqualTo(c.pair());
+        next.close();
+    }
+
+    @Test
+    void anExclusiveLeaseSharesItsUidWithNoColdRunAndNoOtherSandbox() throws IOException {
+        Hosts.require(Hosts.root(), "the test JVM is not root, so it cannot change owners");
+        SandboxIds ids = new SandboxIds(1_900_005_100, 1_900_005_100, 3);
+        Path w = Files.createDirectory(tmp.resolve("w")).toRealPath();
+
+        try (SandboxIds.Lease warm = ids.acquireExclusive(NO_WAIT).orElseThrow();
+                SandboxIds.Lease otherWarm = ids.acquireExclusive(NO_WAIT).orElseThrow()) {
+            SandboxIds.Lease cold;
+            try (SandboxIds.Claim claim = warm.claim(w, NO_WAIT).orElseThrow()) {
+                assertThat(claim.writeRoot()).isEqualTo(w);
+                assertThat(Files.getAttribute(w, "unix:uid")).as("handed over to the sandbox").isEqualTo(warm.uid());
+                assertThat(ids.acquire(w, SHORT)).as("a cold run of W waits while the sandbox's command works in W").isEmpty();
+                assertThat(otherWarm.claim(w, SHORT)).as("so does another sandbox of W").isEmpty();
+            }
+            cold = ids.acquireHandedOver(w, NO_WAIT).orElseThrow();
+            assertThat(cold.uid()).as("a uid of its own, not the idle sandbox's").isNotIn(warm.uid(), otherWarm.uid());
+            assertThat(ids.acquireExclusive(NO_WAIT)).as("three uids, three holders").isEmpty();
+            cold.close();
+        }
+    }
+
+    @Test
+    void aClaimNeedsAnExclusiveLeaseThatIsNotReleasedAndHasNoClaimOpen() throws IOException {
+        SandboxIds ids = new SandboxIds(1_900_005_200, 1_900_005_200, 2);
+        Path w = Files.createDirectory(tmp.resolve("c")).toRealPath();
+        SandboxIds.Lease cold = ids.acquire(w, NO_WAIT).orElseThrow();
+        SandboxIds.Lease warm = ids.acquireExclusive(NO_WAIT).orElseThrow();
+        Path other = Files.createDirectory(tmp.resolve("d")).toRealPath();
+
+        assertThatThrownBy(() -> cold.claim(w, NO_WAIT)).isInstanceOf(IllegalStateException.class);
+        SandboxIds.Claim claim = warm.claim(other, NO_WAIT).orElseThrow();
+        assertThatThrownBy(() -> warm.claim(other, NO_WAIT)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("claim open");
+        warm.close();
+        assertThatThrownBy(() -> warm.claim(other, NO_WAIT)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("released");
+        claim.close(); // closed by the lease already: nothing more happens
+        cold.close();
+        assertThat(ids.acquire(other, NO_WAIT)).as("the lease's close freed its claim").isPresent().get()
+                .satisfies(SandboxIds.Lease::close);
     }
 
     @Test
     void aWaitingRunGetsTheFirstPairReleased() throws Exception {
         SandboxIds ids = new SandboxIds(1_900_002_000, 1_900_002_000, 1);
-        SandboxIds.Lease only = ids.acquire(NO_WAIT).orElseThrow();
+        SandboxIds.Lease only = ids.acquireExclusive(NO_WAIT).orElseThrow();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<java.util.Optional<SandboxIds.Lease>> waiting = pool.submit(() -> ids.acquire(TimeUnit.SECONDS.toNanos(10)));
+            Future<Optional<SandboxIds.Lease>> waiting = pool.submit(() -> ids.acquireExclusive(TimeUnit.SECONDS.toNanos(10)));
             Thread.sleep(50);
-            ids.release(only);
-            assertThat(waiting.get(10, TimeUnit.SECONDS)).contains(only);
+            only.close();
+            Optional<SandboxIds.Lease> got = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(got).map(SandboxIds.Lease::pair).contains(only.pair());
+            got.get().close();
         } finally {
             pool.shutdownNow();
         }
@@ -97,26 +187,85 @@ class SandboxIdsTest {
         SandboxIds a = new SandboxIds(1_900_003_000, 1_900_003_000, 2);
         SandboxIds b = new SandboxIds(1_900_003_001, 1_900_003_001, 2);
 
-        SandboxIds.Lease a1 = a.acquire(NO_WAIT).orElseThrow();
-        SandboxIds.Lease a2 = a.acquire(NO_WAIT).orElseThrow();
-        SandboxIds.Lease b1 = b.acquire(NO_WAIT).orElseThrow();
+        SandboxIds.Lease a1 = a.acquireExclusive(NO_WAIT).orElseThrow();
+        SandboxIds.Lease a2 = a.acquireExclusive(NO_WAIT).orElseThrow();
+        SandboxIds.Lease b1 = b.acquireExclusive(NO_WAIT).orElseThrow();
 
         assertThat(List.of(a1.uid(), a2.uid())).containsExactlyInAnyOrder(1_900_003_000, 1_900_003_001);
         assertThat(b1.uid()).isEqualTo(1_900_003_002);
-        assertThat(b.acquire(NO_WAIT)).as("1_900_003_001 is a's").isEmpty();
+        assertThat(b.acquireExclusive(NO_WAIT)).as("1_900_003_001 is a's").isEmpty();
+        a1.close();
+        a2.close();
+        b1.close();
     }
 
     @Test
     void anInterruptedWaitGivesUpAndKeepsTheFlag() {
         SandboxIds ids = new SandboxIds(1_900_004_000, 1_900_004_000, 1);
-        ids.acquire(NO_WAIT).orElseThrow();
+        SandboxIds.Lease held = ids.acquireExclusive(NO_WAIT).orElseThrow();
 
         Thread.currentThread().interrupt();
         try {
-            assertThat(ids.acquire(TimeUnit.SECONDS.toNanos(10))).isEmpty();
+            assertThat(ids.acquireExclusive(TimeUnit.SECONDS.toNanos(10))).isEmpty();
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
         } finally {
             Thread.interrupted();
+            held.close();
         }
+    }
+
+    @Test
+    void aUidSomeProcessOnTheHostRunsAsIsNotLent() throws Exception {
+        SandboxIds ids = new SandboxIds(1_900_004_100, 1_900_004_100, 2);
+        Process orphan = new ProcessBuilder("setpriv", "--reuid=1900004100", "--regid=1900004100", "--clear-groups",
+                "sleep", "30").start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!HostUidLocks.runningAs(1_900_004_100, 1).contains(1_900_004_100) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            SandboxIds.Lease first = ids.acquireExclusive(NO_WAIT).orElseThrow();
+            assertThat(first.uid()).as("1900004100 has a live process").isEqualTo(1_900_004_101);
+            assertThat(ids.acquireExclusive(NO_WAIT)).isEmpty();
+            first.close();
+        } finally {
+            orphan.destroyForcibly().waitFor();
+        }
+        SandboxIds.Lease after = ids.acquireExclusive(TimeUnit.SECONDS.toNanos(5)).orElseThrow();
+        SandboxIds.Lease second = ids.acquireExclusive(TimeUnit.SECONDS.toNanos(5)).orElseThrow();
+        assertThat(List.of(after.uid(), second.uid())).as("free once its process is gone").contains(1_900_004_100);
+        after.close();
+        second.close();
+    }
+
+    @Test
+    void theStatusLineParserReadsEveryUidOfTheBlock() {
+        Set<Integer> into = new HashSet<>();
+        HostUidLocks.uids("Name:\tsleep\nUmask:\t0022\nUid:\t0\t1900004200\t0\t1900004201\nGid:\t5\t5\t5\t5\n",
+                1_900_004_200, 2, into);
+        assertThat(into).containsExactlyInAnyOrder(1_900_004_200, 1_900_004_201);
+    }
+
+    @Test
+    void aLockDirectoryThatIsALinkOrWritableByOthersOrNotRootsIsRefusedNamingIt() throws IOException {
+        Path real = Files.createDirectory(tmp.resolve("real"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), real);
+        Path open = Files.createDirectory(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path notRoots = Files.createDirectory(tmp.resolve("nobody"));
+        Files.setAttribute(notRoots, "unix:uid", 65534);
+
+        for (Path bad : List.of(link, open, notRoots)) {
+            SandboxIds ids = new SandboxIds(1_900_004_300, 1_900_004_300, 1, bad);
+            assertThatThrownBy(() -> ids.acquireExclusive(NO_WAIT)).isInstanceOf(UncheckedIOException.class)
+                    .hasMessageContaining(bad.toString());
+            assertThatThrownBy(ids::checkLockDirectory).isInstanceOf(IOException.class).hasMessageContaining(bad.toString());
+        }
+        SandboxIds made = new SandboxIds(1_900_004_300, 1_900_004_300, 1, tmp.resolve("made/uids"));
+        made.acquireExclusive(NO_WAIT).orElseThrow().close();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("made/uids"))))
+                .isEqualTo("rwx------");
+        assertThat(tmp.resolve("made/uids/1900004300.lock")).exists();
     }
 }

@@ -38,6 +38,10 @@ class SyscallTableTest {
     void everyNumberIsTheOneInTheKernelHeaders(SeccompArch arch) throws IOException {
         Map<String, Integer> kernel = header(arch == SeccompArch.X86_64 ? X86_64_HEADER : GENERIC_HEADER);
         for (String name : SyscallTable.all().keySet()) {
+            if (!SyscallTable.exists(arch, name)) {
+                assertThat(kernel).as("the table says %s has no %s; the header agrees", arch, name).doesNotContainKey(name);
+                continue;
+            }
             assertThat(kernel).as("the header defines %s", name).containsKey(name);
             assertThat(SyscallTable.number(arch, name)).as(name).contains(kernel.get(name));
         }
@@ -48,17 +52,18 @@ class SyscallTableTest {
     void theNumbersAreDistinctOnEachArch(SeccompArch arch) {
         Set<Integer> seen = new HashSet<>();
         for (String name : SyscallTable.all().keySet()) {
-            assertThat(seen.add(SyscallTable.number(arch, name).orElseThrow())).as(name).isTrue();
+            SyscallTable.number(arch, name).ifPresent(nr -> assertThat(seen.add(nr)).as(name).isTrue());
         }
     }
 
     @Test
-    void everyDeniedCallHasANumberOnEveryArch() {
+    void everyDeniedCallIsInTheTableAndExistsOnSomeArch() {
         for (String name : SeccompFilter.standard().deniedNames()) {
-            for (SeccompArch arch : SeccompArch.values()) {
-                assertThat(SyscallTable.number(arch, name)).as("%s on %s", name, arch).isPresent();
-            }
+            assertThat(SyscallTable.all()).as(name).containsKey(name);
+            assertThat(java.util.Arrays.stream(SeccompArch.values()).anyMatch(a -> SyscallTable.exists(a, name))).as(name).isTrue();
         }
+        assertThat(SyscallTable.exists(SeccompArch.AARCH64, "modify_ldt")).as("x86 only").isFalse();
+        assertThat(SyscallTable.number(SeccompArch.AARCH64, "modify_ldt")).isEmpty();
     }
 
     @Test

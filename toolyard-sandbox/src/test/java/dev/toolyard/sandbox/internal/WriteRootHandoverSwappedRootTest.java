@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WriteRootHandoverSwappedRootTest {
     private static final SandboxIds IDS = new SandboxIds(2147450880, 2147450880, 4);
-    private static final SandboxIds.Lease LEASE = new SandboxIds.Lease(2147450881, 2147450881);
+    private static final SandboxIds.Pair LEASE = new SandboxIds.Pair(2147450881, 2147450881);
 
     @TempDir
     Path tmp;

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Real {@code lchown}s on a real file system: needs a root test JVM, as the isolation tests do. */
 class WriteRootHandoverTest {
     private static final SandboxIds IDS = new SandboxIds(2147450880, 2147450880, 4);
-    private static final SandboxIds.Lease LEASE = new SandboxIds.Lease(2147450881, 2147450881);
+    private static final SandboxIds.Pair LEASE = new SandboxIds.Pair(2147450881, 2147450881);
     private static final int OTHER_USER = 1000;
 
     @TempDir
