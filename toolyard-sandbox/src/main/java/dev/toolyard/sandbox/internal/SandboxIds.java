@@ -51,6 +51,11 @@ public final class SandboxIds {
         }
     }
 
+    /** The exclusive leases of warm sandboxes alive now, in every pool of this JVM; guarded by LENT. */
+    private static final Set<Exclusive> EXCLUSIVE = new HashSet<>();
+    /** Held while a warm sandbox's tree is handed over and its command marked as working in it. */
+    private static final Object HANDOVER = new Object();
+
     private final int firstUid;
     private final int firstGid;
     private final int count;
@@ -270,6 +275,117 @@ public final class SandboxIds {
                 LENT.notifyAll();
             }
         }
+    }
+
+    /**
+     * A uid and gid lent to one warm sandbox alone for its whole life: no other run of any workspace
+     * is lent it while it lives, not even a run of the same tree (which {@link #acquire(Path, long)}
+     * would share). Released exactly once, by {@link #close()}, once nothing of the sandbox is left.
+     * Thread-safe.
+     */
+    public final class Exclusive implements AutoCloseable {
+        private final Lease lease;
+        private final Path writeRoot;
+        private boolean released; // guarded by LENT
+        private boolean working; // guarded by LENT
+
+        private Exclusive(Lease lease, Path writeRoot) {
+            this.lease = lease;
+            this.writeRoot = writeRoot;
+        }
+
+        /** @return the uid and gid */
+        public Lease lease() {
+            return lease;
+        }
+
+        /** @return the pool it is lent from */
+        public SandboxIds ids() {
+            return SandboxIds.this;
+        }
+
+        /**
+         * Marks the sandbox's command as working in its tree, after handing the tree over to the lease
+         * if no other run is working in it (a cold run on a tree that holds or lies in it, or another warm
+         * sandbox's command): a hand-over never walks a tree in which another command is working. When
+         * another run is, the tree stays as it is.
+         *
+         * @return whether the tree was handed over
+         * @throws IOException if the hand-over failed (the command is then not marked working)
+         */
+        public boolean beginCommand() throws IOException {
+            synchronized (HANDOVER) {
+                boolean quiet;
+                synchronized (LENT) {
+                    quiet = quiet();
+                }
+                if (quiet) {
+                    WriteRootHandover.handOver(writeRoot, lease, SandboxIds.this);
+                }
+                synchronized (LENT) {
+                    working = true;
+                }
+                return quiet;
+            }
+        }
+
+        /** Marks the sandbox's command as ended: nothing of it works in the tree any more. */
+        public void endCommand() {
+            synchronized (LENT) {
+                working = false;
+            }
+        }
+
+        private boolean quiet() {
+            for (Path p : IN_USE.keySet()) {
+                if (p.startsWith(writeRoot) || writeRoot.startsWith(p)) {
+                    return false;
+                }
+            }
+            for (Exclusive e : EXCLUSIVE) {
+                if (e != this && e.working && (e.writeRoot.startsWith(writeRoot) || writeRoot.startsWith(e.writeRoot))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Gives the uid back, the first time only; later calls do nothing. */
+        @Override
+        public void close() {
+            synchronized (LENT) {
+                if (released) {
+                    return;
+                }
+                released = true;
+                EXCLUSIVE.remove(this);
+            }
+            release(lease);
+        }
+
+        @Override
+        public String toString() {
+            return "exclusive " + lease + " for " + writeRoot;
+        }
+    }
+
+    /**
+     * Lends a pair to one warm sandbox of {@code writeRoot} alone (see {@link Exclusive}), waiting for
+     * one to be released if all are lent. Placeholder for the cross-process lease of branch sbx-ids.
+     *
+     * @param writeRoot the sandbox's write root, a real path
+     * @return the lease; empty if none was released in time, or the thread was interrupted
+     */
+    public Optional<Exclusive> acquireExclusive(Path writeRoot, long waitNanos) {
+        Optional<Lease> lease = acquire(waitNanos);
+        if (lease.isEmpty()) {
+            return Optional.empty();
+        }
+        Exclusive e = new Exclusive(lease.get(), writeRoot);
+        synchronized (LENT) {
+            EXCLUSIVE.add(e);
+        }
+        return Optional.of(e);
     }
 
     @Override
