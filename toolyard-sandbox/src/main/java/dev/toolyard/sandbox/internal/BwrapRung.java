@@ -98,16 +98,21 @@ public final class BwrapRung implements Rung {
         if (ids.isEmpty()) {
             throw new IllegalStateException(warmUnavailable().orElseThrow());
         }
-        SandboxIds.Lease lease = lease(binds, timeout);
-        List<String> argv;
+        SandboxIds.Exclusive lease = exclusive(ids.get(), binds, timeout);
         try {
-            argv = BwrapCommand.warmArgv(tools, layout, limits, binds,
-                    new BwrapCommand.Run(Optional.of(lease), etcSnapshot, seccompProgram), supervisor);
+            List<String> argv = BwrapCommand.warmArgv(tools, layout, limits, binds,
+                    new BwrapCommand.Run(Optional.of(lease.lease()), etcSnapshot, seccompProgram), supervisor);
+            return new BwrapWarmLaunch(argv, lease);
         } catch (RuntimeException e) {
-            ids.get().release(binds.writeRoot(), lease);
+            lease.close();
             throw e;
         }
-        return new BwrapLaunch(argv, ids.get(), lease, binds.writeRoot());
+    }
+
+    /** @return a lease of a warm sandbox's own, no other run's */
+    static SandboxIds.Exclusive exclusive(SandboxIds ids, BindSet binds, Duration timeout) {
+        return ids.acquireExclusive(binds.writeRoot(), saturatedNanos(timeout)).orElseThrow(() -> new UncheckedIOException(
+                new IOException("no sandbox uid was free for a warm sandbox within the timeout (" + ids + ")")));
     }
 
     private SandboxIds.Lease lease(BindSet binds, Duration timeout) {
@@ -122,7 +127,7 @@ public final class BwrapRung implements Rung {
         }
     }
 
-    private static final class BwrapLaunch implements WarmLaunch {
+    private static final class BwrapLaunch implements Launch {
         private final List<String> argv;
         private final SandboxIds pool;
         private final SandboxIds.Lease lease;
@@ -145,24 +150,9 @@ public final class BwrapRung implements Rung {
             return Map.of();
         }
 
-        /**
-         * Kills the command, the pid namespace's init: the kernel then kills everything else in the
-         * namespace, and bubblewrap reaps the command and exits. Killing bubblewrap first would leave
-         * the command to the host's init to reap, which may take seconds.
-         */
         @Override
         public void killTree(Process client) {
-            // Right after the start bubblewrap may not have cloned the command yet: give it a moment.
-            long deadline = System.nanoTime() + CLONE_WAIT_NANOS;
-            List<ProcessHandle> commands = client.children().toList();
-            while (commands.isEmpty() && client.isAlive() && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-                commands = client.children().toList();
-            }
-            commands.forEach(ProcessHandle::destroyForcibly);
-            if (commands.isEmpty()) {
-                client.destroyForcibly();
-            }
+            killInitThenBwrap(client);
         }
 
         /**
@@ -182,12 +172,75 @@ public final class BwrapRung implements Rung {
                 pool.release(writeRoot, lease);
             }
         }
+    }
+
+    /** A warm sandbox's start: its lease is its own, released once when bubblewrap is gone. */
+    private static final class BwrapWarmLaunch implements WarmLaunch {
+        private final List<String> argv;
+        private final SandboxIds.Exclusive lease;
+
+        BwrapWarmLaunch(List<String> argv, SandboxIds.Exclusive lease) {
+            this.argv = List.copyOf(argv);
+            this.lease = lease;
+        }
 
         @Override
-        public void handOverAgain() throws IOException {
-            if (lease != null && pool.heldByOneRun(writeRoot, lease)) {
-                WriteRootHandover.handOver(writeRoot, lease, pool);
-            }
+        public List<String> argv() {
+            return argv;
+        }
+
+        @Override
+        public Map<String, String> environment() {
+            return Map.of();
+        }
+
+        @Override
+        public SandboxIds.Lease lease() {
+            return lease.lease();
+        }
+
+        @Override
+        public void killTree(Process client) {
+            killInitThenBwrap(client);
+        }
+
+        @Override
+        public void close(Process client, boolean killed) {
+            lease.close();
+        }
+
+        @Override
+        public void abandon() {
+            lease.close();
+        }
+
+        @Override
+        public void beginCommand() throws IOException {
+            lease.beginCommand();
+        }
+
+        @Override
+        public void endCommand() {
+            lease.endCommand();
+        }
+    }
+
+    /**
+     * Kills the command (or the supervisor), the pid namespace's init: the kernel then kills everything
+     * else in the namespace, and bubblewrap reaps it and exits. Killing bubblewrap first would leave the
+     * init to the host's init to reap, which may take seconds.
+     */
+    private static void killInitThenBwrap(Process client) {
+        // Right after the start bubblewrap may not have cloned the command yet: give it a moment.
+        long deadline = System.nanoTime() + CLONE_WAIT_NANOS;
+        List<ProcessHandle> commands = client.children().toList();
+        while (commands.isEmpty() && client.isAlive() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            commands = client.children().toList();
+        }
+        commands.forEach(ProcessHandle::destroyForcibly);
+        if (commands.isEmpty()) {
+            client.destroyForcibly();
         }
     }
 }

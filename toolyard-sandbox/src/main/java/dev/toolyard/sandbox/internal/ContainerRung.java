@@ -87,7 +87,7 @@ public final class ContainerRung implements Rung {
         String name = "toolyard-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         List<String> argv = ContainerCommand.run(tools, image, name, layout, limits, binds, env, command, timeout,
                 new ContainerCommand.Run(lease, seccompProfile));
-        return new ContainerLaunch(argv, name, lease.orElse(null), binds.writeRoot());
+        return new ContainerLaunch(argv, name, lease.orElse(null), binds.writeRoot(), null);
     }
 
     @Override
@@ -104,31 +104,61 @@ public final class ContainerRung implements Rung {
         if (warmUnavailable().isPresent()) {
             throw new IllegalStateException(warmUnavailable().get());
         }
-        SandboxIds.Lease lease = ids.get().acquireHandedOverOrThrow(binds.writeRoot(), BwrapRung.saturatedNanos(timeout));
+        SandboxIds.Exclusive lease = BwrapRung.exclusive(ids.get(), binds, timeout);
         String name = "toolyard-warm-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-        List<String> argv;
         try {
-            argv = ContainerCommand.warmRun(tools, image, name, layout, limits, binds,
-                    new ContainerCommand.Run(Optional.of(lease), seccompProfile), supervisor);
+            List<String> argv = ContainerCommand.warmRun(tools, image, name, layout, limits, binds,
+                    new ContainerCommand.Run(Optional.of(lease.lease()), seccompProfile), supervisor);
+            return new ContainerLaunch(argv, name, null, binds.writeRoot(), lease);
         } catch (RuntimeException e) {
-            ids.get().release(binds.writeRoot(), lease);
+            lease.close();
             throw e;
         }
-        return new ContainerLaunch(argv, name, lease, binds.writeRoot());
     }
 
+    /** A run's or a warm sandbox's container: a cold run shares its lease by tree, a warm sandbox's is its own. */
     private final class ContainerLaunch implements WarmLaunch {
         private final List<String> argv;
         private final String name;
         private final SandboxIds.Lease lease;
         private final Path writeRoot;
+        private final SandboxIds.Exclusive exclusive;
         private volatile boolean removed;
 
-        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease, Path writeRoot) {
+        ContainerLaunch(List<String> argv, String name, SandboxIds.Lease lease, Path writeRoot, SandboxIds.Exclusive exclusive) {
             this.argv = List.copyOf(argv);
             this.name = name;
             this.lease = lease;
             this.writeRoot = writeRoot;
+            this.exclusive = exclusive;
+        }
+
+        private void release() {
+            if (exclusive != null) {
+                exclusive.close();
+            } else if (lease != null) {
+                ids.get().release(writeRoot, lease);
+            }
+        }
+
+        @Override
+        public SandboxIds.Lease lease() {
+            if (exclusive == null) {
+                throw new IllegalStateException("a cold run's container");
+            }
+            return exclusive.lease();
+        }
+
+        @Override
+        public void beginCommand() throws IOException {
+            lease();
+            exclusive.beginCommand();
+        }
+
+        @Override
+        public void endCommand() {
+            lease();
+            exclusive.endCommand();
         }
 
         @Override
@@ -152,23 +182,12 @@ public final class ContainerRung implements Rung {
             if (killed && !removed) {
                 remove();
             }
-            if (lease != null) {
-                ids.get().release(writeRoot, lease); // the container, and every process of the run in it, is gone
-            }
+            release(); // the container, and every process of the run in it, is gone
         }
 
         @Override
         public void abandon() {
-            if (lease != null) {
-                ids.get().release(writeRoot, lease);
-            }
-        }
-
-        @Override
-        public void handOverAgain() throws IOException {
-            if (lease != null && ids.get().heldByOneRun(writeRoot, lease)) {
-                WriteRootHandover.handOver(writeRoot, lease, ids.get());
-            }
+            release();
         }
 
         private synchronized void remove() {

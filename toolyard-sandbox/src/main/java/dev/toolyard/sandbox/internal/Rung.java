@@ -43,7 +43,8 @@ public interface Rung {
 
     /**
      * Prepares the start of a warm sandbox for {@code binds}: the same sandbox a run gets, with the
-     * supervisor as its init. The lease it takes is held until the sandbox ends.
+     * supervisor as its init. It takes an exclusive lease ({@link SandboxIds#acquireExclusive}): no
+     * other run of any workspace holds its uid until the sandbox ends.
      *
      * @param supervisor the host path of {@code toolyard-warm}
      * @param timeout how long to wait at most for a sandbox uid
@@ -53,15 +54,21 @@ public interface Rung {
      */
     WarmLaunch prepareWarm(BindSet binds, Path supervisor, Duration timeout);
 
-    /** The start of a warm sandbox: a {@link Launch} whose write root can be handed over again before each command. */
+    /** The start of a warm sandbox: a {@link Launch} whose write root is handed over again before each command. */
     interface WarmLaunch extends Launch {
+        /** @return the uid and gid its commands run as, lent to it alone */
+        SandboxIds.Lease lease();
+
         /**
-         * Hands the write root over to the lease again, as a cold run's fresh lease does, so that what
-         * the application wrote there since is the command's to change; skipped while another run
-         * shares the lease (its command is working in the tree).
+         * Before each command: hands the write root over to the lease again, as a cold run's fresh
+         * lease does, so that what the application wrote there since is the command's to change
+         * (skipped while another run is working in the tree), and marks the command as working in it.
          *
          * @throws IOException if the hand-over fails
          */
-        void handOverAgain() throws IOException;
+        void beginCommand() throws IOException;
+
+        /** After each command, once nothing of it is left. */
+        void endCommand();
     }
 }
