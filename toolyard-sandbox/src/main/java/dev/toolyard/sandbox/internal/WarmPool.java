@@ -61,8 +61,9 @@ public final class WarmPool implements AutoCloseable {
      * A workspace as it is now: its binds, and the device and inode of each root, write root first.
      *
      * @param roots device, inode, for the write root then each read root
+     * @param enterable whether the write root's owner may enter it (its mode has the owner's x bit)
      */
-    record Workspace(BindSet binds, List<Long> roots) {
+    record Workspace(BindSet binds, List<Long> roots, boolean enterable) {
         Workspace {
             roots = List.copyOf(roots);
         }
@@ -73,17 +74,19 @@ public final class WarmPool implements AutoCloseable {
          */
         static Workspace of(BindSet binds) throws IOException {
             List<Long> roots = new ArrayList<>(2 + 2 * binds.readRoots().size());
-            add(roots, binds.writeRoot());
+            int mode = add(roots, binds.writeRoot());
             for (Path r : binds.readRoots()) {
                 add(roots, r);
             }
-            return new Workspace(binds, roots);
+            return new Workspace(binds, roots, (mode & 0100) != 0);
         }
 
-        private static void add(List<Long> roots, Path p) throws IOException {
-            Map<String, Object> a = Files.readAttributes(p, "unix:dev,ino", LinkOption.NOFOLLOW_LINKS);
+        /** @return the mode of {@code p}, whose device and inode are added to {@code roots} */
+        private static int add(List<Long> roots, Path p) throws IOException {
+            Map<String, Object> a = Files.readAttributes(p, "unix:dev,ino,mode", LinkOption.NOFOLLOW_LINKS);
             roots.add((Long) a.get("dev"));
             roots.add((Long) a.get("ino"));
+            return (Integer) a.get("mode");
         }
 
         /** @return whether the sandbox bound this workspace's write root */
@@ -163,12 +166,11 @@ public final class WarmPool implements AutoCloseable {
             Workspace ws;
             try {
                 ws = Workspace.of(binds);
-                int mode = (Integer) Files.getAttribute(binds.writeRoot(), "unix:mode", LinkOption.NOFOLLOW_LINKS);
-                if ((mode & 0100) == 0) {
-                    return Optional.empty(); // as a cold run finds it: a sandbox uid could not enter it
-                }
             } catch (IOException e) {
                 return Optional.empty();
+            }
+            if (!ws.enterable()) {
+                return Optional.empty(); // as a cold run finds it: no sandbox uid could enter it
             }
             Optional<WarmSandbox> taken = take(ws, timeout);
             if (taken.isEmpty()) {
@@ -441,7 +443,7 @@ public final class WarmPool implements AutoCloseable {
         }
         starts.incrementAndGet();
         try {
-            if (!Workspace.of(ws.binds()).equals(ws)) {
+            if (!Workspace.of(ws.binds()).roots().equals(ws.roots())) {
                 throw new IOException("a root of the workspace was replaced while its sandbox started");
             }
         } catch (IOException e) {
