@@ -11,6 +11,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.Charset;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -373,10 +377,36 @@ public final class WarmSandbox {
             return;
         }
         try {
+            killLeftOf(launch.lease().uid());
             launch.close(client, killed);
         } finally {
             onEnded.run();
             ended.complete(null);
+        }
+    }
+
+    /**
+     * Kills any process of the sandbox's uid still alive anywhere on the host before the uid goes
+     * back: with an exclusive lease every one of them was in the sandbox, whose namespace is gone, so
+     * none should be; this makes sure no process of it meets the uid's next holder.
+     */
+    private static void killLeftOf(int uid) {
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[1-9]*")) {
+            for (Path p : procs) {
+                try {
+                    if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
+                        ProcessHandle.of(Long.parseLong(p.getFileName().toString())).ifPresent(h -> {
+                            LOG.log(System.Logger.Level.WARNING, "a process of warm sandbox uid " + uid
+                                    + " outlived its sandbox: killed, pid " + h.pid());
+                            h.destroyForcibly();
+                        });
+                    }
+                } catch (IOException | NumberFormatException e) {
+                    // gone while we looked
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not look for processes left of uid " + uid + ": " + e);
         }
     }
 
