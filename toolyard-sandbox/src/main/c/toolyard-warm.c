@@ -16,16 +16,26 @@
  *
  * Usage: toolyard-warm UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...
  *
- * Protocol, all integers unsigned 32-bit big-endian:
+ * Protocol, all integers unsigned big-endian (32-bit unless said); every number below is a TY_
+ * constant, which WarmProtocol.java mirrors name for name (WarmProtocolTest compares the two):
  *   JVM -> supervisor, once:  len, len bytes of classic BPF (struct sock_filter[], len % 8 == 0)
- *   supervisor -> JVM, once:  'R' 0
+ *   supervisor -> JVM, once:  'R' 16: the write root's device and inode as bound here (64-bit each)
  *   JVM -> supervisor:        len, then in len bytes: argc, argc x (n, n bytes), envc, envc x (n, n bytes)
  *   supervisor -> JVM:        'S' 0, before the command is forked (without it, the command never started)
  *                             'O' n bytes | 'E' n bytes  (the command's stdout and stderr, in order)
  *                             'X' 12: status, processes left when the command ended, flags
  *                                  (status: the exit code, or 128 + the signal that killed it;
- *                                   flags: bit 0 something was wiped, bit 1 not everything could be)
+ *                                   flags: TY_FLAG_WIPED something was wiped, TY_FLAG_WIPE_INCOMPLETE
+ *                                   not everything could be, TY_FLAG_SOCKETS_LEFT a socket of the
+ *                                   command outlived it in the network namespace, TY_FLAG_CHANGED the
+ *                                   command changed the write root's or a wiped directory's owner or mode)
  *   end of the JVM's stream:  every process is killed and the supervisor exits 0.
+ *
+ * At start, before 'R', every wiped directory is made the sandbox gid's alone (root:GID, 1770: no other
+ * uid, even one holding a descriptor of it, can create anything in it), and every mount of the mount
+ * table that is not read-only is walked: a directory or regular file outside the write root that the
+ * command's uid or gid could write and that lies in no wiped directory ends the supervisor. So each
+ * writable place is wiped, or the sandbox does not start.
  * A frame is a tag byte and a length. Written with the JVM, which depends on every detail.
  */
 #define _GNU_SOURCE
@@ -45,6 +55,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
@@ -56,11 +67,28 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_REQUEST (16u << 20)
-#define MAX_FILTER (4096u * 8u)
-#define CHUNK 65536
+/* The protocol, mirrored by WarmProtocol.java. */
+#define TY_TAG_READY 'R'
+#define TY_TAG_STARTED 'S'
+#define TY_TAG_STDOUT 'O'
+#define TY_TAG_STDERR 'E'
+#define TY_TAG_EXIT 'X'
+#define TY_READY_BYTES 16
+#define TY_EXIT_BYTES 12
+#define TY_FLAG_WIPED 1
+#define TY_FLAG_WIPE_INCOMPLETE 2
+#define TY_FLAG_SOCKETS_LEFT 4
+#define TY_FLAG_CHANGED 8
+#define TY_MAX_REQUEST 16777216
+#define TY_MAX_FILTER 32768
+#define TY_MAX_OUTPUT_FRAME 65536
+#define TY_CHILD_FAILED 125
+#define TY_WIPE_DIR_MODE 01770
+
+#define CHUNK TY_MAX_OUTPUT_FRAME
 #define CLEANUP_MILLIS 10000
-#define CHILD_FAILED 125
+#define MAX_WALK_ENTRIES 200000
+#define MAX_WALK_DEPTH 12
 
 static uid_t uid;
 static gid_t gid;
@@ -126,6 +154,11 @@ static void put32(unsigned char *p, uint32_t v) {
     p[3] = (unsigned char) v;
 }
 
+static void put64(unsigned char *p, uint64_t v) {
+    put32(p, (uint32_t) (v >> 32));
+    put32(p + 4, (uint32_t) v);
+}
+
 static uint32_t get32(const unsigned char *p) {
     return ((uint32_t) p[0] << 24) | ((uint32_t) p[1] << 16) | ((uint32_t) p[2] << 8) | (uint32_t) p[3];
 }
@@ -162,7 +195,7 @@ static long long now_millis(void) {
 static void child_fail(const char *what) {
     int e = errno;
     dprintf(2, "toolyard-warm: %s: %s\n", what, strerror(e));
-    _exit(CHILD_FAILED);
+    _exit(TY_CHILD_FAILED);
 }
 
 static void set_limit(int resource, rlim_t value, const char *name) {
@@ -539,11 +572,268 @@ static uint32_t wipe(long long deadline) {
         poll(&pf, 1, (int) (left < 50 ? left : 50));
         drain_signal_pipe();
     }
-    uint32_t flags = 1;
+    uint32_t flags = TY_FLAG_WIPED;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || leftovers_present()) {
-        flags |= 2;
+        flags |= TY_FLAG_WIPE_INCOMPLETE;
     }
     return flags;
+}
+
+
+/* Makes each wiped directory root's and the sandbox gid's, mode 1770: the command writes in it through
+ * its gid and cannot change its mode (it is not the owner), and no other uid can create, open or list
+ * anything in it, even through a descriptor of it passed from the sandbox. Root without CAP_CHOWN may
+ * give its own file to a group it is in: the fsgid counts. */
+static void own_wipe_dirs(void) {
+    for (int i = 0; i < wipe_count; i++) {
+        struct stat st;
+        if (lstat(wipe_dirs[i], &st) != 0) {
+            if (errno == ENOENT) {
+                continue;
+            }
+            die(wipe_dirs[i]);
+        }
+        if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
+            errno = 0;
+            die("a wiped directory that is not root's directory");
+        }
+        setfsgid(gid);
+        int r = lchown(wipe_dirs[i], (uid_t) -1, gid);
+        setfsgid(0);
+        if (r != 0 || chmod(wipe_dirs[i], TY_WIPE_DIR_MODE) != 0) {
+            die(wipe_dirs[i]);
+        }
+    }
+}
+
+/* Whether each wiped directory is still root's and the gid's, mode 1770 (or still absent). */
+static int wipe_dirs_intact(void) {
+    for (int i = 0; i < wipe_count; i++) {
+        struct stat st;
+        if (lstat(wipe_dirs[i], &st) != 0) {
+            continue; /* absent from the start: record_baseline found nothing, own_wipe_dirs skipped it */
+        }
+        if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || st.st_gid != gid || (st.st_mode & 07777) != TY_WIPE_DIR_MODE) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int same_root(const struct stat *before) {
+    struct stat now;
+    return stat(write_root, &now) == 0 && now.st_dev == before->st_dev && now.st_ino == before->st_ino
+            && now.st_uid == before->st_uid && now.st_gid == before->st_gid && now.st_mode == before->st_mode;
+}
+
+/* Whether any socket exists in the network namespace: a command's socket (a listener, a bound port, a
+ * connection in TIME_WAIT) outlives it only if it left one, or passed one out of the sandbox. */
+static int sockets_present(void) {
+    static const char *tables[] = {"/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6",
+            "/proc/net/udplite", "/proc/net/udplite6", "/proc/net/raw", "/proc/net/raw6", "/proc/net/unix",
+            "/proc/net/packet", "/proc/net/icmp", "/proc/net/icmp6"};
+    char buf[512];
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        int fd = open(tables[t], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT) {
+                continue;
+            }
+            return 1;
+        }
+        int lines = 0;
+        ssize_t n;
+        while (lines < 2 && (n = read(fd, buf, sizeof buf)) > 0) {
+            for (ssize_t i = 0; i < n; i++) {
+                if (buf[i] == '\n') {
+                    lines++;
+                }
+            }
+        }
+        close(fd);
+        if (lines > 1) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The mount table, read once at start. */
+#define MAX_MOUNTS 512
+static char *mount_points[MAX_MOUNTS];
+static int mount_writable[MAX_MOUNTS];
+static int mount_is_proc[MAX_MOUNTS];
+static int mount_count;
+static long walked;
+
+/* Decodes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s) {
+    char *out = s;
+    for (char *in = s; *in; in++) {
+        if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' && in[3] >= '0' && in[3] <= '7') {
+            *out++ = (char) (((in[1] - '0') << 6) | ((in[2] - '0') << 3) | (in[3] - '0'));
+            in += 3;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+}
+
+static int has_option(const char *list, const char *opt) {
+    size_t n = strlen(opt);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t) (comma - p) : strlen(p);
+        if (len == n && strncmp(p, opt, n) == 0) {
+            return 1;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+static void read_mounts(void) {
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (f == NULL) {
+        die("reading /proc/self/mountinfo");
+    }
+    char line[8192];
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *field[64];
+        int n = 0;
+        for (char *tok = strtok(line, " \n"); tok && n < 64; tok = strtok(NULL, " \n")) {
+            field[n++] = tok;
+        }
+        int sep = -1;
+        for (int i = 6; i < n; i++) {
+            if (strcmp(field[i], "-") == 0) {
+                sep = i;
+                break;
+            }
+        }
+        if (n < 6 || sep < 0 || sep + 3 > n || mount_count == MAX_MOUNTS) {
+            errno = 0;
+            die("an unreadable mount table");
+        }
+        unescape(field[4]);
+        mount_points[mount_count] = strdup(field[4]);
+        if (mount_points[mount_count] == NULL) {
+            die("strdup");
+        }
+        mount_writable[mount_count] = !has_option(field[5], "ro") && !has_option(field[sep + 3], "ro");
+        mount_is_proc[mount_count] = strcmp(field[sep + 1], "proc") == 0;
+        mount_count++;
+    }
+    fclose(f);
+}
+
+static int is_mount_point(const char *path) {
+    for (int i = 0; i < mount_count; i++) {
+        if (strcmp(mount_points[i], path) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int at_or_under(const char *path, const char *dir) {
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/') {
+        return 1;
+    }
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int in_wipe_dir(const char *path) {
+    for (int i = 0; i < wipe_count; i++) {
+        if (at_or_under(path, wipe_dirs[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the command (uid, gid, no other group) could change what is at st: create in a directory, write a file. */
+static int writable_by_command(const struct stat *st) {
+    mode_t m = st->st_mode;
+    mode_t bits = st->st_uid == uid ? (m >> 6) & 7 : st->st_gid == gid ? (m >> 3) & 7 : m & 7;
+    if (S_ISDIR(m)) {
+        return (bits & 3) == 3;
+    }
+    return S_ISREG(m) && (bits & 2) != 0;
+}
+
+static int traversable_by_command(const struct stat *st) {
+    mode_t m = st->st_mode;
+    mode_t bits = st->st_uid == uid ? (m >> 6) & 7 : st->st_gid == gid ? (m >> 3) & 7 : m & 7;
+    return (bits & 1) != 0;
+}
+
+static void walk_writable(const char *path, dev_t dev, int proc, int depth) {
+    struct stat st;
+    if (lstat(path, &st) != 0 || st.st_dev != dev) {
+        return;
+    }
+    if (++walked > MAX_WALK_ENTRIES) {
+        errno = 0;
+        die("too many entries on the writable mounts to prove the wipe covers them");
+    }
+    if (in_wipe_dir(path)) {
+        return;
+    }
+    /* A file of proc is a kernel interface, not storage: what a write to one does ends with the process or
+     * the descriptor (a pressure trigger), or needs root. Its directories are what could hold something. */
+    if (writable_by_command(&st) && (!proc || S_ISDIR(st.st_mode))) {
+        dprintf(2, "toolyard-warm: %s is writable by the command but neither wiped nor masked\n", path);
+        errno = 0;
+        die("a writable place outside the write root is not wiped");
+    }
+    if (!S_ISDIR(st.st_mode) || !traversable_by_command(&st) || depth >= MAX_WALK_DEPTH) {
+        return;
+    }
+    DIR *d = opendir(path);
+    if (d == NULL) {
+        dprintf(2, "toolyard-warm: cannot read %s, which the command can enter\n", path);
+        die("a directory on a writable mount cannot be checked");
+    }
+    struct dirent *e;
+    char child[4096];
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+            continue;
+        }
+        if (proc && depth == 0 && ((e->d_name[0] >= '0' && e->d_name[0] <= '9') || strcmp(e->d_name, "self") == 0
+                || strcmp(e->d_name, "thread-self") == 0)) {
+            continue; /* processes: each entry dies with its process */
+        }
+        int n = snprintf(child, sizeof child, "%s%s%s", path, strcmp(path, "/") == 0 ? "" : "/", e->d_name);
+        if (n < 0 || (size_t) n >= sizeof child) {
+            errno = 0;
+            die("a path too long on a writable mount");
+        }
+        if (is_mount_point(child) || at_or_under(child, write_root)) {
+            continue; /* walked as a mount of its own, or the workspace */
+        }
+        walk_writable(child, dev, proc, depth + 1);
+    }
+    closedir(d);
+}
+
+/* Every writable mount but the write root and what lies under it, walked: see the comment at the top. */
+static void check_writable_places(void) {
+    read_mounts();
+    for (int i = 0; i < mount_count; i++) {
+        const char *p = mount_points[i];
+        if (!mount_writable[i] || at_or_under(p, write_root)) {
+            continue;
+        }
+        struct stat st;
+        if (lstat(p, &st) != 0) {
+            continue; /* hidden by a later mount over a parent */
+        }
+        walk_writable(p, st.st_dev, mount_is_proc[i], 0);
+    }
 }
 
 /* Parses one request; returns 0 at a clean end of the JVM's stream. */
@@ -557,7 +847,7 @@ static int read_request(unsigned char **buf, char **strings_out, char ***lists_o
         die("reading a request");
     }
     uint32_t len = get32(head);
-    if (len < 8 || len > MAX_REQUEST) {
+    if (len < 8 || len > TY_MAX_REQUEST) {
         errno = 0;
         die("a request of a bad length");
     }
@@ -623,8 +913,12 @@ static int read_request(unsigned char **buf, char **strings_out, char ***lists_o
 
 static void run_one(char **argv, char **envp) {
     int out[2], err[2];
+    struct stat root_before;
+    if (stat(write_root, &root_before) != 0) {
+        die("the write root");
+    }
     /* Before anything of the command exists: a supervisor that ends before this frame never started it. */
-    frame('S', NULL, 0);
+    frame(TY_TAG_STARTED, NULL, 0);
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
         die("pipe2");
     }
@@ -641,7 +935,7 @@ static void run_one(char **argv, char **envp) {
     close(err[1]);
     int open_streams = 2;
     int fds[2] = {out[0], err[0]};
-    char tags[2] = {'O', 'E'};
+    char tags[2] = {TY_TAG_STDOUT, TY_TAG_STDERR};
     int exited = 0, status = 0, left = 0;
     long long drain_deadline = 0;
     static unsigned char chunk[CHUNK];
@@ -724,11 +1018,17 @@ static void run_one(char **argv, char **envp) {
     long long deadline = now_millis() + CLEANUP_MILLIS;
     kill_and_reap_all(deadline);
     uint32_t flags = wipe(deadline);
-    unsigned char x[12];
+    if (sockets_present()) {
+        flags |= TY_FLAG_SOCKETS_LEFT;
+    }
+    if (!same_root(&root_before) || !wipe_dirs_intact()) {
+        flags |= TY_FLAG_CHANGED;
+    }
+    unsigned char x[TY_EXIT_BYTES];
     put32(x, (uint32_t) encode_status(status));
     put32(x + 4, (uint32_t) left);
     put32(x + 8, flags);
-    frame('X', x, 12);
+    frame(TY_TAG_EXIT, x, TY_EXIT_BYTES);
 }
 
 int main(int argc, char **argv) {
@@ -776,7 +1076,7 @@ int main(int argc, char **argv) {
         die("reading the seccomp program");
     }
     uint32_t flen = get32(head);
-    if (flen % 8 != 0 || flen > MAX_FILTER) {
+    if (flen % 8 != 0 || flen > TY_MAX_FILTER) {
         errno = 0;
         die("a seccomp program of a bad length");
     }
@@ -789,11 +1089,24 @@ int main(int argc, char **argv) {
         extra_filter.filter = prog;
     }
     record_baseline();
+    own_wipe_dirs();
+    check_writable_places();
+    if (sockets_present()) {
+        errno = 0;
+        die("a socket exists in the network namespace before the first command");
+    }
     if (ipc_present()) {
         errno = 0;
         die("System V IPC objects exist before the first command");
     }
-    frame('R', NULL, 0);
+    unsigned char ready[TY_READY_BYTES];
+    struct stat wr;
+    if (stat(write_root, &wr) != 0) {
+        die("the write root");
+    }
+    put64(ready, (uint64_t) wr.st_dev);
+    put64(ready + 8, (uint64_t) wr.st_ino);
+    frame(TY_TAG_READY, ready, TY_READY_BYTES);
     for (;;) {
         unsigned char *buf = NULL;
         char *strings = NULL;

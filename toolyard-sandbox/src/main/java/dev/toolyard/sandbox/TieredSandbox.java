@@ -8,22 +8,11 @@ import dev.toolyard.spi.Sandbox;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.SubprocessResult;
 import dev.toolyard.sandbox.internal.BindSet;
-import dev.toolyard.sandbox.internal.ContainerCommand;
-import dev.toolyard.sandbox.internal.HostLayout;
 import dev.toolyard.sandbox.internal.Ladder;
-import dev.toolyard.sandbox.internal.Launch;
-import dev.toolyard.sandbox.internal.Rung;
-import dev.toolyard.sandbox.internal.SandboxFiles;
 import dev.toolyard.sandbox.internal.SandboxIds;
-import dev.toolyard.sandbox.internal.SeccompFilter;
 import dev.toolyard.sandbox.internal.Supervisor;
-import dev.toolyard.sandbox.internal.WarmBinary;
-import dev.toolyard.sandbox.internal.WarmPool;
 import dev.toolyard.sandbox.internal.Which;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,9 +74,6 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
     public static final Duration DEFAULT_WARM_IDLE_TIMEOUT = Duration.ofSeconds(60);
     /** How many warm {@code /bin/true} runs {@link #survey()} times on each rung that can run warm. */
     public static final int SURVEY_WARM_RUNS = 5;
-    private static final Duration WARM_START_TIMEOUT = Duration.ofSeconds(30);
-    private static final System.Logger LOG = System.getLogger(TieredSandbox.class.getName());
-    private static final int NOBODY = 65534;
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}");
     /** A plain name (no slash, not a dot-dot), or an absolute path without {@code ..} segments. */
@@ -95,39 +81,22 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
 
     private final PathContainment paths = new PathContainment();
     private final ResourceLimits limits;
-    private final Function<String, Optional<Path>> which;
     private final String containerImage;
-    private final String ociRuntime;
     private final int outputCapBytes;
-    private final SandboxIds ids;
-    private final BooleanSupplier root;
     private final IsolationTier startAt;
+    private final WarmMode warm;
+    private final LadderProbe ladder;
     private final Object probeLock = new Object();
-    private volatile Probed probed;
-    private Optional<SandboxFiles> files; // guarded by filesLock; written once, for the probe and every survey
-    private final Object filesLock = new Object();
-    private final boolean warm;
-    private final WarmPool.Policy warmPolicy;
-    private final Object warmLock = new Object();
-    private WarmState warmState; // guarded by warmLock; set once, on the first run after the probe
-    private boolean closed; // guarded by warmLock
-
-    private record Probed(IsolationReport report, Rung rung) {}
-
-    /** The warm pool, or why there is none. */
-    private record WarmState(Optional<WarmPool> pool, String mode) {}
+    private volatile LadderProbe.Probed probed;
 
     private TieredSandbox(Builder b) {
         this.limits = b.limits;
-        this.which = b.which;
         this.containerImage = b.containerImage;
-        this.ociRuntime = b.ociRuntime;
         this.outputCapBytes = b.outputCapBytes;
-        this.ids = new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount);
-        this.root = b.root;
         this.startAt = b.startAt;
-        this.warm = b.warm;
-        this.warmPolicy = new WarmPool.Policy(b.warmPerWorkspace, b.warmIdleTimeout, b.warmMaxTotal, WARM_START_TIMEOUT);
+        this.warm = new WarmMode(b.warm, b.warmPerWorkspace, b.warmIdleTimeout, b.warmMaxTotal);
+        this.ladder = new LadderProbe(new LadderProbe.Settings(b.which, b.limits, b.containerImage, b.ociRuntime,
+                new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount), b.root, b.startAt), warm);
     }
 
     /** @return a builder with the defaults; never {@code null} */
@@ -216,25 +185,14 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         Map<String, String> environment = checkedEnv(env);
-        Probed p = probe();
+        LadderProbe.Probed p = probe();
         if (p.rung() == null) {
             throw new IsolationUnavailableException(unavailable(p.report()));
         }
         BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
-        if (warm) {
-            Optional<WarmPool> pool = warmState(p).pool();
-            if (pool.isPresent()) {
-                Optional<Supervisor.Outcome> warmRun = pool.get().run(binds, command, environment, timeout, outputCapBytes);
-                if (warmRun.isPresent()) {
-                    Supervisor.Outcome o = warmRun.get();
-                    return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
-                            o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
-                }
-                // no warm sandbox could be had: the command runs cold, isolated as ever
-            }
-        }
-        Launch launch = p.rung().prepare(command, binds, environment, timeout);
-        Supervisor.Outcome o = Supervisor.run(launch, timeout, outputCapBytes);
+        // When no warm sandbox can be had, the command runs cold, isolated as ever.
+        Supervisor.Outcome o = warm.run(p.rung(), ladder::files, binds, command, environment, timeout, outputCapBytes)
+                .orElseGet(() -> Supervisor.run(p.rung().prepare(command, binds, environment, timeout), timeout, outputCapBytes));
         return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
                 o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
     }
@@ -254,7 +212,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
      * @return a fresh report; never {@code null}
      */
     public IsolationReport survey() {
-        return probeOnce(true).report();
+        return ladder.probe(true).report();
     }
 
     /**
@@ -270,95 +228,47 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
      */
     public void warmUp(SandboxPaths workspace) {
         Objects.requireNonNull(workspace, "workspace");
-        if (!warm) {
+        if (!warm.asked()) {
             return;
         }
-        Probed p = probe();
+        LadderProbe.Probed p = probe();
         if (p.rung() == null) {
             return;
         }
         BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
-        warmState(p).pool().ifPresent(pool -> pool.warmUp(binds));
+        warm.pool(p.rung(), ladder::files).ifPresent(pool -> pool.warmUp(binds));
     }
 
     /**
      * Ends every warm sandbox and stops the pool: idle ones at once, one running a command with it
-     * (that run then throws {@link UncheckedIOException}). Later runs are cold. Nothing of the pool
-     * outlives the JVM either way: each supervisor ends its sandbox when the JVM's end of its input
-     * closes. Idempotent; does nothing when warm mode is off.
+     * (that run then throws {@link UncheckedIOException}); returns once each has ended and given back
+     * its sandbox uid. Later runs are cold. Nothing of the pool outlives the JVM either way: each
+     * supervisor ends its sandbox when the JVM's end of its input closes. Idempotent; does nothing when
+     * warm mode is off.
      */
     @Override
     public void close() {
-        WarmState s;
-        synchronized (warmLock) {
-            closed = true;
-            s = warmState;
-        }
-        if (s != null) {
-            s.pool().ifPresent(WarmPool::close);
-        }
+        warm.close();
     }
 
     /** For tests: the commands a warm sandbox answered so far; 0 when warm mode is off or unused. */
     long warmRunsServed() {
-        synchronized (warmLock) {
-            return warmState == null ? 0 : warmState.pool().map(WarmPool::served).orElse(0L);
-        }
+        return warm.served();
     }
 
     /** For tests: the pool's counts, {@code [live, idle, starts, discarded]}; all 0 when there is no pool. */
     long[] warmCounts() {
-        synchronized (warmLock) {
-            return warmState == null ? new long[4] : warmState.pool().map(pool -> new long[] {pool.live(), pool.idleCount(),
-                    pool.starts(), pool.discarded()}).orElse(new long[4]);
-        }
+        return warm.counts();
     }
 
-    private WarmState warmState(Probed p) {
-        synchronized (warmLock) {
-            if (warmState == null) {
-                warmState = closed ? new WarmState(Optional.empty(), "off: the sandbox was closed") : newWarmState(p.rung());
-            }
-            return warmState;
-        }
-    }
-
-    private WarmState newWarmState(Rung rung) {
-        Optional<String> unavailable = rung.warmUnavailable();
-        if (unavailable.isPresent()) {
-            return new WarmState(Optional.empty(), "asked for, but unavailable on " + rung.name() + ": " + unavailable.get());
-        }
-        Optional<SandboxFiles> f = files();
-        if (f.isEmpty()) {
-            return new WarmState(Optional.empty(), "asked for, but the sandbox's private files could not be written; runs are cold");
-        }
-        WarmBinary.Result bin;
-        try {
-            bin = WarmBinary.install(f.get().directory());
-        } catch (IOException e) {
-            return new WarmState(Optional.empty(), "asked for, but the supervisor could not be written (" + e + "); runs are cold");
-        }
-        if (bin.path().isEmpty()) {
-            return new WarmState(Optional.empty(), "asked for, but " + bin.whyNot());
-        }
-        byte[] filter = SeccompFilter.warmCommands().bpfProgramForHost();
-        WarmPool pool = new WarmPool(rung, bin.path().get(), filter, warmPolicy);
-        return new WarmState(Optional.of(pool), warmOn(rung) + "; supervisor " + bin.path().get());
-    }
-
-    private String warmOn(Rung rung) {
-        return "on, " + rung.name() + ": " + warmPolicy.perWorkspace() + " idle per workspace, at most "
-                + warmPolicy.maxTotal() + " in all, idle ones ended after " + warmPolicy.idleTimeout().toSeconds() + " s";
-    }
-
-    private Probed probe() {
-        Probed p = probed;
+    private LadderProbe.Probed probe() {
+        LadderProbe.Probed p = probed;
         if (p != null) {
             return p;
         }
         synchronized (probeLock) {
             if (probed == null) {
-                Probed fresh = probeOnce(false);
+                LadderProbe.Probed fresh = ladder.probe(false);
                 if (Thread.currentThread().isInterrupted()) {
                     // An interruption stops a canary early: this answer holds for this call only.
                     return fresh;
@@ -366,130 +276,6 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
                 probed = fresh;
             }
             return probed;
-        }
-    }
-
-    private Probed probeOnce(boolean survey) {
-        Map<String, String> clientEnv = ContainerCommand.clientEnvironment(
-                System.getProperty("user.home", "/"), Optional.ofNullable(System.getenv("XDG_RUNTIME_DIR")));
-        boolean asRoot = root.getAsBoolean();
-        Ladder.Host host = new Ladder.Host(asRoot, ids, files());
-        Ladder.Climb climb = survey
-                ? Ladder.survey(which, limits, containerImage, ociRuntime, clientEnv, host, startAt)
-                : Ladder.climb(which, limits, containerImage, ociRuntime, clientEnv, host, startAt);
-        List<IsolationReport.Rung> rungs = new ArrayList<>();
-        for (Ladder.Step s : climb.steps()) {
-            rungs.add(new IsolationReport.Rung(s.name(), s.taken(), s.why(), s.canaryTimes(), s.canaryArgv(),
-                    s.rung().map(Rung::filtered).orElse(false), s.rung().map(Rung::enforcement).orElse(Map.of())));
-        }
-        String runsAs = asRoot
-                ? ids + ", one pair lent to each run at a time; no supplementary group but the run's own gid"
-                : "this process's uid (it is not root)";
-        Map<String, String> warmByRung = new java.util.LinkedHashMap<>();
-        for (Ladder.Step s : climb.steps()) {
-            s.rung().ifPresent(r -> warmByRung.put(s.name(), survey ? surveyWarm(r) : r.warmUnavailable().map(
-                    why -> "cannot run warm: " + why).orElse("can run warm")));
-        }
-        String warmMode = !warm ? "off (the default; TieredSandbox.builder().warm(true) turns it on)"
-                : climb.rung().isEmpty() ? "asked for, but no tier is available"
-                : climb.rung().get().warmUnavailable().or(WarmBinary::missing).map(why -> "asked for, but unavailable on "
-                        + climb.rung().get().name() + ": " + why).orElse(warmOn(climb.rung().get()));
-        IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), limits,
-                climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
-                climb.rung().map(Rung::enforcement).orElse(Map.of()), startAt, warmMode, warmByRung);
-        return new Probed(report, climb.rung().orElse(null));
-    }
-
-    /**
-     * Times a warm start and {@value #SURVEY_WARM_RUNS} warm {@code /bin/true} runs on {@code rung},
-     * in a temporary workspace, with a pool of its own that is closed before this returns.
-     *
-     * @return what the doctor shows for the rung's warm mode
-     */
-    private String surveyWarm(Rung rung) {
-        Optional<String> unavailable = rung.warmUnavailable();
-        if (unavailable.isPresent()) {
-            return "cannot run warm: " + unavailable.get();
-        }
-        Optional<SandboxFiles> f = files();
-        if (f.isEmpty()) {
-            return "cannot run warm: the sandbox's private files could not be written";
-        }
-        Path dir = null;
-        try {
-            WarmBinary.Result bin = WarmBinary.install(f.get().directory());
-            if (bin.path().isEmpty()) {
-                return "cannot run warm: " + bin.whyNot();
-            }
-            dir = Files.createTempDirectory("toolyard-warm-survey-");
-            BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier() == IsolationTier.CONTAINER);
-            try (WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands().bpfProgramForHost(),
-                    new WarmPool.Policy(1, Duration.ofMinutes(1), 1, WARM_START_TIMEOUT))) {
-                long start = System.nanoTime();
-                pool.warmUp(binds);
-                List<Duration> times = new ArrayList<>();
-                Duration first = null;
-                for (int i = 0; i <= SURVEY_WARM_RUNS; i++) {
-                    Optional<Supervisor.Outcome> o = pool.run(binds, List.of("/bin/true"), Map.of(), Duration.ofSeconds(10),
-                            MIN_OUTPUT_CAP_BYTES);
-                    if (o.isEmpty() || o.get().exitCode() != 0) {
-                        return "can run warm, but a warm /bin/true did not pass" + o.map(x -> " (exit " + x.exitCode() + ")").orElse("");
-                    }
-                    if (i == 0) {
-                        first = Duration.ofNanos(System.nanoTime() - start);
-                    } else {
-                        times.add(o.get().elapsed());
-                    }
-                }
-                times.sort(null);
-                return "can run warm: a warm start and its first /bin/true took " + first.toMillis() + " ms; each further "
-                        + "warm /bin/true, median of " + SURVEY_WARM_RUNS + ", " + String.format(java.util.Locale.ROOT, "%.2f",
-                        times.get(times.size() / 2).toNanos() / 1e6) + " ms";
-            }
-        } catch (IOException | RuntimeException e) {
-            return "can run warm, but the warm survey failed: " + e.getMessage();
-        } finally {
-            if (dir != null) {
-                try {
-                    Files.deleteIfExists(dir);
-                } catch (IOException e) {
-                    // a temporary directory
-                }
-            }
-        }
-    }
-
-    private Optional<SandboxFiles> files() {
-        synchronized (filesLock) {
-            if (files == null) {
-                files = writeFiles();
-            }
-            return files;
-        }
-    }
-
-    /**
-     * @return the private files of this sandbox's runs, ToolYard's seccomp filter among them; empty (and
-     *     logged) if they cannot be written, in which case the report says no filter is loaded
-     */
-    private Optional<SandboxFiles> writeFiles() {
-        Optional<byte[]> program;
-        Optional<String> profile;
-        try {
-            SeccompFilter filter = SeccompFilter.standard();
-            program = Optional.of(filter.bpfProgramForHost());
-            profile = Optional.of(filter.ociProfileJson());
-        } catch (IllegalStateException e) {
-            LOG.log(System.Logger.Level.WARNING, "no seccomp filter for this architecture: " + e.getMessage());
-            program = Optional.empty();
-            profile = Optional.empty();
-        }
-        try {
-            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile));
-        } catch (IOException | UncheckedIOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not write the sandbox's private files; /etc entries are bound "
-                    + "one by one and no seccomp filter is loaded: " + e);
-            return Optional.empty();
         }
     }
 
@@ -543,7 +329,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
 
     @Override
     public String toString() {
-        Probed p = probed;
+        LadderProbe.Probed p = probed;
         return "TieredSandbox[" + (p == null ? "not probed yet" : p.report().tier().wireName()) + ", from "
                 + startAt.wireName() + ", " + limits
                 + ", image " + (containerImage == null ? "none" : containerImage) + "]";
@@ -762,10 +548,10 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
             if (sandboxIdCount < 1) {
                 throw new IllegalArgumentException("sandboxIdCount must be at least 1, got " + sandboxIdCount);
             }
-            checkIds("sandboxUid", sandboxUid, sandboxIdCount, lines(Path.of("/etc/passwd")));
-            checkIds("sandboxGid", sandboxGid, sandboxIdCount, lines(Path.of("/etc/group")));
-            checkSubordinateIds("sandboxUid", sandboxUid, sandboxIdCount, lines(Path.of("/etc/subuid")));
-            checkSubordinateIds("sandboxGid", sandboxGid, sandboxIdCount, lines(Path.of("/etc/subgid")));
+            IdBlockCheck.checkIds("sandboxUid", sandboxUid, sandboxIdCount, IdBlockCheck.lines(Path.of("/etc/passwd")));
+            IdBlockCheck.checkIds("sandboxGid", sandboxGid, sandboxIdCount, IdBlockCheck.lines(Path.of("/etc/group")));
+            IdBlockCheck.checkSubordinateIds("sandboxUid", sandboxUid, sandboxIdCount, IdBlockCheck.lines(Path.of("/etc/subuid")));
+            IdBlockCheck.checkSubordinateIds("sandboxGid", sandboxGid, sandboxIdCount, IdBlockCheck.lines(Path.of("/etc/subgid")));
             if (containerImage != null && !IMAGE.matcher(containerImage).matches()) {
                 throw new IllegalArgumentException("containerImage must be an image reference starting with a letter or "
                         + "digit and holding only letters, digits and ._/:@+-, got \"" + containerImage + "\"");
@@ -786,70 +572,6 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
                 throw new IllegalArgumentException("warmIdleTimeout must be positive, got " + warmIdleTimeout);
             }
             return new TieredSandbox(this);
-        }
-
-        /**
-         * @param database the lines of {@code /etc/passwd} or {@code /etc/group}, whose third field is the id
-         * @throws IllegalArgumentException naming {@code parameter} if the block is not one runs may use
-         */
-        static void checkIds(String parameter, int first, int count, List<String> database) {
-            long last = (long) first + count - 1;
-            if (first < 1 || last > Integer.MAX_VALUE - 1) {
-                throw new IllegalArgumentException(parameter + " must be at least 1, and it and the " + (count - 1)
-                        + " ids after it below 2^31 - 1, got " + first);
-            }
-            if (first <= NOBODY && NOBODY <= last) {
-                throw new IllegalArgumentException(parameter + " must not make 65534 (nobody) a sandbox id, got " + first
-                        + " with sandboxIdCount " + count);
-            }
-            for (String line : database) {
-                String[] f = line.split(":", -1);
-                if (f.length < 3) {
-                    continue;
-                }
-                try {
-                    long id = Long.parseLong(f[2].strip());
-                    if (id >= first && id <= last) {
-                        throw new IllegalArgumentException(parameter + " must be ids no user or group has, but " + id
-                                + " (of " + first + ".." + last + ") is " + f[0] + "'s");
-                    }
-                } catch (NumberFormatException e) {
-                    // not an entry
-                }
-            }
-        }
-
-        /**
-         * @param ranges the lines of {@code /etc/subuid} or {@code /etc/subgid}: {@code owner:first:count}
-         * @throws IllegalArgumentException naming {@code parameter} if the block overlaps a range
-         *     delegated to a user's containers (their uid 0 would be one of ours)
-         */
-        static void checkSubordinateIds(String parameter, int first, int count, List<String> ranges) {
-            long last = (long) first + count - 1;
-            for (String line : ranges) {
-                String[] f = line.split(":", -1);
-                if (f.length < 3) {
-                    continue;
-                }
-                try {
-                    long start = Long.parseLong(f[1].strip());
-                    long end = start + Long.parseLong(f[2].strip()) - 1;
-                    if (start <= last && first <= end) {
-                        throw new IllegalArgumentException(parameter + " must be ids no user's containers are given, but "
-                                + first + ".." + last + " overlaps " + f[0] + "'s subordinate ids " + start + ".." + end);
-                    }
-                } catch (NumberFormatException e) {
-                    // not a range
-                }
-            }
-        }
-
-        private static List<String> lines(Path p) {
-            try {
-                return Files.readAllLines(p, StandardCharsets.UTF_8);
-            } catch (IOException | UncheckedIOException e) {
-                return List.of(); // no database: no names to clash with
-            }
         }
     }
 }

@@ -830,16 +830,16 @@ class TieredSandboxTest {
         void theBuilderRefusesSandboxIdsAUserOrGroupHas() {
             List<String> passwd = List.of("root:x:0:0:root:/root:/bin/bash", "alice:x:5000:5000::/home/alice:/bin/bash");
 
-            assertThatThrownBy(() -> TieredSandbox.Builder.checkIds("sandboxUid", 4990, 16, passwd))
+            assertThatThrownBy(() -> IdBlockCheck.checkIds("sandboxUid", 4990, 16, passwd))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("sandboxUid must be ids no user or group has, but 5000 (of 4990..5005) is alice's");
-            TieredSandbox.Builder.checkIds("sandboxUid", 5001, 16, passwd);
-            assertThatThrownBy(() -> TieredSandbox.Builder.checkSubordinateIds("sandboxGid", 165000, 1000,
+            IdBlockCheck.checkIds("sandboxUid", 5001, 16, passwd);
+            assertThatThrownBy(() -> IdBlockCheck.checkSubordinateIds("sandboxGid", 165000, 1000,
                     List.of("alice:100000:65536")))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("sandboxGid must be ids no user's containers are given, but 165000..165999 overlaps "
                             + "alice's subordinate ids 100000..165535");
-            TieredSandbox.Builder.checkSubordinateIds("sandboxUid", 165536, 64, List.of("alice:100000:65536"));
+            IdBlockCheck.checkSubordinateIds("sandboxUid", 165536, 64, List.of("alice:100000:65536"));
             assertThatThrownBy(() -> TieredSandbox.builder().sandboxUid(1).build())
                     .as("uid 1 is a user's on every Debian host (daemon)").isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("sandboxUid must be ids no user or group has");

@@ -103,7 +103,10 @@ public final class BwrapCommand {
 
     /** Where a warm sandbox's supervisor is bound, read-only, inside. */
     public static final String WARM_SUPERVISOR = "/toolyard-warm";
-    /** The world-writable directories of a bubblewrap sandbox, which a warm supervisor wipes between commands. */
+    /**
+     * The world-writable directories of a bubblewrap sandbox, which a warm supervisor wipes between
+     * commands; it proves at start from the mount table that nothing else is writable.
+     */
     static final List<String> WARM_WIPED = List.of("/tmp", "/dev/shm");
     private static final List<String> ROOT_CAPS = List.of("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP");
     private static final List<String> WARM_CAPS = List.of("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL");

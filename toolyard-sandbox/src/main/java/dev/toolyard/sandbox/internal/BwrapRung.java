@@ -148,6 +148,14 @@ public final class BwrapRung implements Rung {
             return Map.of();
         }
 
+        @Override
+        public SandboxIds.Pair pair() {
+            if (!warm) {
+                throw new IllegalStateException("a cold run's lease is its own");
+            }
+            return lease.pair();
+        }
+
         /**
          * Kills the pid namespace's init (bubblewrap's own on a cold run, the supervisor on a warm
          * sandbox): the kernel then kills everything else in the namespace, and bubblewrap reaps it and

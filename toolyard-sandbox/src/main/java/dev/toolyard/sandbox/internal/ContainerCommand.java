@@ -134,8 +134,13 @@ public final class ContainerCommand {
 
     /** Where a warm container's supervisor is bound, read-only. */
     public static final String WARM_SUPERVISOR = BwrapCommand.WARM_SUPERVISOR;
-    /** The world-writable directories of a container ({@code --read-only} mounts them as tmpfs), wiped between commands. */
-    static final List<String> WARM_WIPED = List.of("/tmp", "/var/tmp", "/dev/shm");
+    /**
+     * The world-writable directories of a container, wiped between commands: {@code --read-only} mounts
+     * the first two as tmpfs, and the engine mounts {@code /dev/shm} and the IPC namespace's POSIX
+     * message queue file system at {@code /dev/mqueue} (a queue created there with {@code open(2)} is a
+     * file of it). The supervisor proves at start from the mount table that nothing else is writable.
+     */
+    static final List<String> WARM_WIPED = List.of("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue");
 
     /**
      * The command line of a warm container (this process is root): the same container as {@link #run},

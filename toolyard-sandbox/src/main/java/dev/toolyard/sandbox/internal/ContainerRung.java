@@ -241,6 +241,14 @@ public final class ContainerRung implements Rung {
         }
 
         @Override
+        public SandboxIds.Pair pair() {
+            if (writeRoot == null) {
+                throw new IllegalStateException("a cold run's lease is its own");
+            }
+            return lease.pair();
+        }
+
+        @Override
         public Optional<SandboxIds.Claim> claimWriteRoot(long waitNanos) throws IOException {
             if (writeRoot == null) {
                 throw new IllegalStateException("a cold run's write root is its lease's");

@@ -59,6 +59,9 @@ public interface Rung {
      * {@link #abandon}, whose write root is claimed for each command.
      */
     interface WarmLaunch extends Launch {
+        /** @return the uid and gid the sandbox's commands run as, lent to it alone */
+        SandboxIds.Pair pair();
+
         /**
          * Claims the write root for one command ({@link SandboxIds.Lease#claim}): waits until no other run
          * works in a tree that contains it or lies inside it, then hands it over to the sandbox's uid, so

@@ -1,6 +1,9 @@
 package dev.toolyard.sandbox.internal;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -11,24 +14,32 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The warm sandboxes of one {@code TieredSandbox}, kept per workspace (its {@link BindSet}: the write
- * root and every read root, so different workspaces never share one). A command takes an idle
- * sandbox of its workspace, or one being warmed up for it, or starts one; when it ends the sandbox
- * goes back, unless it is spent ({@link WarmSandbox#reusable()}) or its workspace already keeps
- * {@code perWorkspace} idle ones. A spent sandbox is discarded and, in the background, replaced.
- * Idle sandboxes expire after {@code idleTimeout}; at most {@code maxTotal} are alive at once, idle
- * ones of other workspaces giving way to a new one. When none can be had, {@link #run} says so and
- * the caller runs the command cold: never unisolated.
+ * The warm sandboxes of one {@code TieredSandbox}, kept per workspace: its {@link BindSet} (the write
+ * root and every read root, so different workspaces never share one) and what those paths are now
+ * (the device and inode of each root, read again before every reuse, so a workspace renamed away and
+ * replaced at its path is a new workspace). A command takes an idle sandbox of its workspace, or one
+ * being warmed up for it, or starts one; when it ends the sandbox goes back, unless it is spent
+ * ({@link WarmSandbox#reusable()}) or its workspace already keeps {@code perWorkspace} idle ones. A
+ * spent sandbox is discarded and, in the background, replaced. Idle sandboxes expire after
+ * {@code idleTimeout}. At most {@code maxTotal} are alive at once: each holds one {@link Permit},
+ * taken before it starts and given back exactly once when it has ended (or could not start), the
+ * only count of live sandboxes; idle ones of other workspaces give way to a new one. When none can
+ * be had, {@link #run} says so and the caller runs the command cold: never unisolated.
  *
  * <p>Every sandbox's process is spawned on one thread that lives until {@link #close()}, because
  * bubblewrap's parent-death signal follows the spawning thread. When the JVM ends, each supervisor
@@ -36,6 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WarmPool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(WarmPool.class.getName());
+    private static final long CLOSE_WAIT_SECONDS = 120;
 
     /**
      * @param perWorkspace idle sandboxes kept per workspace, at least 1
@@ -45,20 +57,73 @@ public final class WarmPool implements AutoCloseable {
      */
     public record Policy(int perWorkspace, Duration idleTimeout, int maxTotal, Duration startTimeout) {}
 
+    /**
+     * A workspace as it is now: its binds, and the device and inode of each root, write root first.
+     *
+     * @param roots device, inode, for the write root then each read root
+     * @param enterable whether the write root's owner may enter it (its mode has the owner's x bit)
+     */
+    record Workspace(BindSet binds, List<Long> roots, boolean enterable) {
+        Workspace {
+            roots = List.copyOf(roots);
+        }
+
+        /**
+         * @return the workspace at {@code binds}' paths now
+         * @throws IOException if a root cannot be read
+         */
+        static Workspace of(BindSet binds) throws IOException {
+            List<Long> roots = new ArrayList<>(2 + 2 * binds.readRoots().size());
+            int mode = add(roots, binds.writeRoot());
+            for (Path r : binds.readRoots()) {
+                add(roots, r);
+            }
+            return new Workspace(binds, roots, (mode & 0100) != 0);
+        }
+
+        /** @return the mode of {@code p}, whose device and inode are added to {@code roots} */
+        private static int add(List<Long> roots, Path p) throws IOException {
+            Map<String, Object> a = Files.readAttributes(p, "unix:dev,ino,mode", LinkOption.NOFOLLOW_LINKS);
+            roots.add((Long) a.get("dev"));
+            roots.add((Long) a.get("ino"));
+            return (Integer) a.get("mode");
+        }
+
+        /** @return whether the sandbox bound this workspace's write root */
+        boolean boundBy(WarmSandbox w) {
+            WarmProtocol.Ready r = w.boundWriteRoot();
+            return r != null && r.device() == roots.get(0) && r.inode() == roots.get(1);
+        }
+    }
+
+    /** One live sandbox's share of {@code maxTotal}: given back exactly once, however often {@link #run()} is called. */
+    final class Permit implements Runnable {
+        private final AtomicBoolean given = new AtomicBoolean();
+
+        @Override
+        public void run() {
+            if (given.compareAndSet(false, true)) {
+                permits.release();
+            }
+        }
+    }
+
     private final Rung rung;
     private final Path supervisor;
     private final byte[] filter;
     private final Policy policy;
+    private final Semaphore permits;
     private final ExecutorService spawner;
     private final ScheduledExecutorService background;
-    private final Map<BindSet, Deque<WarmSandbox>> idle = new HashMap<>();
-    private final Map<BindSet, Deque<Pending>> starting = new HashMap<>();
-    private int live; // guarded by this: idle, busy and starting
+    private final Map<Workspace, Deque<WarmSandbox>> idle = new HashMap<>();
+    private final Map<Workspace, Deque<Pending>> starting = new HashMap<>();
+    private final Set<WarmSandbox> alive = ConcurrentHashMap.newKeySet();
     private boolean closed; // guarded by this
     private final AtomicLong starts = new AtomicLong();
     private final AtomicLong discarded = new AtomicLong();
     private final AtomicLong served = new AtomicLong();
 
+    /** A sandbox warming up in the background, which a caller may claim before it is ready. */
     private static final class Pending {
         final CompletableFuture<WarmSandbox> sandbox = new CompletableFuture<>();
         boolean claimed; // guarded by the pool
@@ -74,6 +139,7 @@ public final class WarmPool implements AutoCloseable {
         this.supervisor = supervisor;
         this.filter = filter.clone();
         this.policy = policy;
+        this.permits = new Semaphore(policy.maxTotal());
         this.spawner = Executors.newSingleThreadExecutor(r -> daemon(r, "toolyard-warm-spawner"));
         this.background = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "toolyard-warm-pool"));
         long sweep = Math.max(100, Math.min(5_000, policy.idleTimeout().toMillis() / 4));
@@ -89,30 +155,44 @@ public final class WarmPool implements AutoCloseable {
     /**
      * Runs a command on a warm sandbox of its workspace.
      *
-     * @return how it ended; empty when no warm sandbox could be had (none could start, or the total
-     *     cap is reached with none idle to give way), in which case the command did not run
+     * @return how it ended; empty when no warm sandbox could be had (none could start, the total cap
+     *     is reached with none idle to give way, a root cannot be read, or the write root's owner may
+     *     not enter it, which no supervisor could then do either), in which case the command did not run
      * @throws UncheckedIOException if the sandbox's supervisor ended while the command ran
      */
     public Optional<Supervisor.Outcome> run(BindSet binds, List<String> command, Map<String, String> env,
             Duration timeout, int cap) {
         for (int attempt = 0; attempt < 2; attempt++) {
-            Optional<WarmSandbox> taken = take(binds, timeout);
+            Workspace ws;
+            try {
+                ws = Workspace.of(binds);
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+            if (!ws.enterable()) {
+                return Optional.empty(); // as a cold run finds it: no sandbox uid could enter it
+            }
+            Optional<WarmSandbox> taken = take(ws, timeout);
             if (taken.isEmpty()) {
                 return Optional.empty();
             }
             WarmSandbox w = taken.get();
+            if (!ws.boundBy(w)) {
+                discard(w, ws); // the path changed between the look and the start: not this workspace's
+                continue;
+            }
             Supervisor.Outcome outcome;
             try {
                 outcome = w.run(command, env, timeout, cap);
             } catch (WarmSandbox.NotStarted e) {
                 LOG.log(System.Logger.Level.DEBUG, "a warm sandbox could not take a command: " + e.getMessage());
-                discard(w, binds);
+                discard(w, ws);
                 continue; // it never ran: a fresh sandbox answers it
             } catch (RuntimeException e) {
-                discard(w, binds);
+                discard(w, ws);
                 throw e;
             }
-            giveBack(w, binds);
+            giveBack(w, ws);
             served.incrementAndGet();
             return Optional.of(outcome);
         }
@@ -124,131 +204,207 @@ public final class WarmPool implements AutoCloseable {
      * within the total cap.
      */
     public void warmUp(BindSet binds) {
+        Workspace ws;
+        try {
+            ws = Workspace.of(binds);
+        } catch (IOException e) {
+            return;
+        }
+        warmUp(ws);
+    }
+
+    private void warmUp(Workspace ws) {
         List<Pending> started = new ArrayList<>();
+        List<Permit> held = new ArrayList<>();
         synchronized (this) {
             if (closed) {
                 return;
             }
-            int have = idle.getOrDefault(binds, new ArrayDeque<>()).size() + starting.getOrDefault(binds, new ArrayDeque<>()).size();
-            while (have < policy.perWorkspace() && live < policy.maxTotal()) {
+            int have = idle.getOrDefault(ws, new ArrayDeque<>()).size() + starting.getOrDefault(ws, new ArrayDeque<>()).size();
+            while (have < policy.perWorkspace() && permits.tryAcquire()) {
                 Pending p = new Pending();
-                starting.computeIfAbsent(binds, k -> new ArrayDeque<>()).add(p);
-                live++;
+                starting.computeIfAbsent(ws, k -> new ArrayDeque<>()).add(p);
                 have++;
                 started.add(p);
+                held.add(new Permit());
             }
         }
-        for (Pending p : started) {
-            background.execute(() -> startInBackground(binds, p));
+        for (int i = 0; i < started.size(); i++) {
+            Pending p = started.get(i);
+            Permit permit = held.get(i);
+            try {
+                background.execute(() -> startInBackground(ws, p, permit));
+            } catch (RejectedExecutionException e) {
+                abandonPending(ws, p, permit, e); // closing
+            }
         }
     }
 
-    private void startInBackground(BindSet binds, Pending p) {
-        WarmSandbox w;
-        try {
-            w = startOne(binds);
-        } catch (RuntimeException e) {
-            synchronized (this) {
-                live--;
-                Deque<Pending> q = starting.get(binds);
-                if (q != null) {
-                    q.remove(p);
-                }
-            }
-            LOG.log(System.Logger.Level.DEBUG, "a warm sandbox could not start in the background: " + e.getMessage());
-            p.sandbox.completeExceptionally(e);
-            return;
-        }
-        boolean keep;
+    private void abandonPending(Workspace ws, Pending p, Permit permit, Exception why) {
         synchronized (this) {
-            Deque<Pending> q = starting.get(binds);
+            Deque<Pending> q = starting.get(ws);
             if (q != null) {
                 q.remove(p);
             }
-            keep = !p.claimed && !closed;
-            if (keep) {
-                idle.computeIfAbsent(binds, k -> new ArrayDeque<>()).push(w);
-            } else if (!p.claimed) {
-                live--;
+            p.sandbox.completeExceptionally(why);
+        }
+        permit.run();
+    }
+
+    private void startInBackground(Workspace ws, Pending p, Permit permit) {
+        synchronized (this) {
+            if (closed) {
+                abandonPending(ws, p, permit, new IllegalStateException("the pool is closed"));
+                return;
             }
         }
-        if (p.claimed) {
-            p.sandbox.complete(w);
-        } else if (!keep) {
-            w.close();
+        WarmSandbox w;
+        try {
+            w = startOne(ws, permit);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "a warm sandbox could not start in the background: " + e.getMessage());
+            abandonPending(ws, p, permit, e); // the start gave its permit back already; giving it twice does nothing
+            return;
+        }
+        boolean end;
+        synchronized (this) {
+            Deque<Pending> q = starting.get(ws);
+            if (q != null) {
+                q.remove(p);
+            }
+            end = closed;
+            if (end) {
+                p.sandbox.completeExceptionally(new IllegalStateException("the pool is closed"));
+            } else if (p.claimed) {
+                p.sandbox.complete(w); // under the lock: a claimer that gives up sees either this or unclaimed
+            } else {
+                idle.computeIfAbsent(ws, k -> new ArrayDeque<>()).push(w);
+            }
+        }
+        if (end) {
+            w.kill();
         }
     }
 
-    private Optional<WarmSandbox> take(BindSet binds, Duration timeout) {
-        List<WarmSandbox> toClose = new ArrayList<>();
+    private Optional<WarmSandbox> take(Workspace ws, Duration timeout) {
+        List<WarmSandbox> toEnd = new ArrayList<>();
         Pending claimed = null;
-        boolean startHere = false;
+        Permit permit = null;
         WarmSandbox found = null;
+        WarmSandbox givesWay = null;
         synchronized (this) {
             if (closed) {
                 return Optional.empty();
             }
-            Deque<WarmSandbox> q = idle.get(binds);
+            dropOldTenants(ws, toEnd);
+            Deque<WarmSandbox> q = idle.get(ws);
             while (q != null && !q.isEmpty() && found == null) {
                 WarmSandbox w = q.pop();
                 if (w.reusable()) {
                     found = w;
                 } else {
-                    toClose.add(w);
-                    live--;
+                    toEnd.add(w);
                 }
             }
             if (found == null) {
-                Deque<Pending> s = starting.get(binds);
+                Deque<Pending> s = starting.get(ws);
                 if (s != null && !s.isEmpty()) {
                     claimed = s.poll();
                     claimed.claimed = true;
-                } else if (live < policy.maxTotal()) {
-                    live++;
-                    startHere = true;
+                } else if (permits.tryAcquire()) {
+                    permit = new Permit();
                 } else {
-                    WarmSandbox oldest = oldestIdleElsewhere(binds);
-                    if (oldest != null) {
-                        toClose.add(oldest); // gives way: the count stays, for the one started here
-                        startHere = true;
-                    }
+                    givesWay = oldestIdleElsewhere(ws);
                 }
             }
         }
-        toClose.forEach(this::closeInBackground);
+        toEnd.forEach(this::endInBackground);
         if (found != null) {
             return Optional.of(found);
         }
         if (claimed != null) {
+            return awaitClaimed(ws, claimed);
+        }
+        if (givesWay != null) {
+            givesWay.close(); // its permit comes back once it has ended
             try {
-                return Optional.of(claimed.sandbox.get(policy.startTimeout().toMillis(), TimeUnit.MILLISECONDS));
-            } catch (ExecutionException | TimeoutException e) {
-                return Optional.empty(); // its start failed (and uncounted itself) or is slow: run cold
+                if (permits.tryAcquire(policy.startTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                    permit = new Permit();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return Optional.empty();
             }
         }
-        if (!startHere) {
+        if (permit == null) {
             return Optional.empty();
         }
         try {
-            return Optional.of(startOne(binds));
-        } catch (RuntimeException e) {
+            WarmSandbox w = startOne(ws, permit);
+            boolean late;
             synchronized (this) {
-                live--;
+                late = closed;
             }
+            if (late) {
+                w.kill();
+                return Optional.empty();
+            }
+            return Optional.of(w);
+        } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "a warm sandbox could not start; the command runs cold: " + e.getMessage());
             return Optional.empty();
         }
     }
 
+    /**
+     * Waits for a sandbox warming up for this caller. A caller that gives up (its start is slow, or
+     * the caller is interrupted) leaves it to the pool: idle once it is ready, never to no one.
+     */
+    private Optional<WarmSandbox> awaitClaimed(Workspace ws, Pending claimed) {
+        boolean interrupted = false;
+        try {
+            return Optional.of(claimed.sandbox.get(policy.startTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        } catch (ExecutionException e) {
+            return Optional.empty(); // its start failed, and gave its permit back
+        } catch (TimeoutException e) {
+            // slow: run cold
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        WarmSandbox ready = null;
+        synchronized (this) {
+            if (claimed.sandbox.isDone()) {
+                ready = claimed.sandbox.getNow(null);
+            } else {
+                claimed.claimed = false; // the start puts it idle
+            }
+        }
+        if (ready != null) {
+            giveBack(ready, ws);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return Optional.empty();
+    }
+
+    /** Moves the idle sandboxes of {@code ws}'s paths that bound another directory there out of the pool. */
+    private void dropOldTenants(Workspace ws, List<WarmSandbox> toEnd) {
+        Iterator<Map.Entry<Workspace, Deque<WarmSandbox>>> it = idle.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Workspace, Deque<WarmSandbox>> e = it.next();
+            if (e.getKey().binds().equals(ws.binds()) && !e.getKey().equals(ws)) {
+                toEnd.addAll(e.getValue());
+                it.remove();
+            }
+        }
+    }
+
     /** @return the idle sandbox of another workspace idle longest, removed from the pool; {@code null} if none */
-    private WarmSandbox oldestIdleElsewhere(BindSet binds) {
+    private WarmSandbox oldestIdleElsewhere(Workspace ws) {
         WarmSandbox oldest = null;
         Deque<WarmSandbox> from = null;
-        for (Map.Entry<BindSet, Deque<WarmSandbox>> e : idle.entrySet()) {
-            if (e.getKey().equals(binds)) {
+        for (Map.Entry<Workspace, Deque<WarmSandbox>> e : idle.entrySet()) {
+            if (e.getKey().equals(ws)) {
                 continue;
             }
             for (WarmSandbox w : e.getValue()) {
@@ -264,47 +420,69 @@ public final class WarmPool implements AutoCloseable {
         return oldest;
     }
 
-    private WarmSandbox startOne(BindSet binds) {
-        Rung.WarmLaunch launch = rung.prepareWarm(binds, supervisor, policy.startTimeout());
-        WarmSandbox w = WarmSandbox.start(launch, spawner, filter, policy.startTimeout());
+    /** Starts a sandbox holding {@code permit}, which goes back exactly once: when it has ended, or if it cannot start. */
+    private WarmSandbox startOne(Workspace ws, Permit permit) {
+        Rung.WarmLaunch launch;
+        try {
+            launch = rung.prepareWarm(ws.binds(), supervisor, policy.startTimeout());
+        } catch (RuntimeException e) {
+            permit.run();
+            throw e;
+        }
+        WarmSandbox[] self = new WarmSandbox[1];
+        WarmSandbox w = WarmSandbox.start(launch, spawner, filter, policy.startTimeout(), () -> {
+            if (self[0] != null) {
+                alive.remove(self[0]);
+            }
+            permit.run();
+        });
+        self[0] = w;
+        alive.add(w);
+        if (w.state() == WarmSandbox.State.ENDED) {
+            alive.remove(w);
+        }
         starts.incrementAndGet();
+        try {
+            if (!Workspace.of(ws.binds()).roots().equals(ws.roots())) {
+                throw new IOException("a root of the workspace was replaced while its sandbox started");
+            }
+        } catch (IOException e) {
+            w.kill();
+            throw new UncheckedIOException(e);
+        }
         return w;
     }
 
-    private void giveBack(WarmSandbox w, BindSet binds) {
+    private void giveBack(WarmSandbox w, Workspace ws) {
         if (!w.reusable()) {
-            discard(w, binds);
+            discard(w, ws);
             return;
         }
         boolean keep;
         synchronized (this) {
-            Deque<WarmSandbox> q = idle.computeIfAbsent(binds, k -> new ArrayDeque<>());
+            Deque<WarmSandbox> q = idle.computeIfAbsent(ws, k -> new ArrayDeque<>());
             keep = !closed && q.size() < policy.perWorkspace();
             if (keep) {
                 q.push(w);
-            } else {
-                live--;
             }
         }
         if (!keep) {
-            closeInBackground(w);
+            endInBackground(w);
         }
     }
 
     /** A spent sandbox: never used again, ended in the background, and replaced in the background. */
-    private void discard(WarmSandbox w, BindSet binds) {
+    private void discard(WarmSandbox w, Workspace ws) {
         discarded.incrementAndGet();
-        synchronized (this) {
-            live--;
-        }
-        closeInBackground(w);
-        warmUp(binds);
+        w.spoil();
+        endInBackground(w);
+        warmUp(ws);
     }
 
-    private void closeInBackground(WarmSandbox w) {
+    private void endInBackground(WarmSandbox w) {
         try {
             background.execute(w.reusable() ? w::close : w::kill);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             w.kill(); // the pool is closing
         }
     }
@@ -321,7 +499,6 @@ public final class WarmPool implements AutoCloseable {
                     if (now - w.idleSinceNanos() >= limit || !w.reusable()) {
                         it.remove();
                         expired.add(w);
-                        live--;
                     }
                 }
             }
@@ -336,9 +513,9 @@ public final class WarmPool implements AutoCloseable {
         }
     }
 
-    /** @return sandboxes alive now, idle, busy or starting */
-    public synchronized int live() {
-        return live;
+    /** @return sandboxes alive now, idle, busy or starting: the permits held */
+    public int live() {
+        return policy.maxTotal() - permits.availablePermits();
     }
 
     /** @return idle sandboxes now, over all workspaces */
@@ -366,32 +543,38 @@ public final class WarmPool implements AutoCloseable {
     }
 
     /**
-     * Ends every sandbox and stops the pool: idle ones are ended and waited for; a command under way
-     * on a warm sandbox is killed with it (its run throws); nothing starts any more. Idempotent.
+     * Ends every sandbox and stops the pool: idle ones are ended, the kills and closes already queued
+     * run to their end, a warm-up not yet under way does not start, a command under way on a warm
+     * sandbox is killed with it (its run throws), and nothing starts any more. Returns once every
+     * sandbox has ended and given back its uid (within two minutes). Idempotent.
      */
     @Override
     public void close() {
-        List<WarmSandbox> all = new ArrayList<>();
+        List<WarmSandbox> idleOnes = new ArrayList<>();
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            for (Deque<WarmSandbox> q : idle.values()) {
-                all.addAll(q);
-                live -= q.size();
-            }
+            idle.values().forEach(idleOnes::addAll);
             idle.clear();
         }
-        background.shutdownNow(); // a warm-up under way is interrupted, and ends what it started
+        background.shutdown(); // what is queued still runs: a queued kill must not be dropped
+        idleOnes.forEach(WarmSandbox::close);
+        boolean interrupted = false;
         try {
-            background.awaitTermination(30, TimeUnit.SECONDS);
+            if (!background.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.log(System.Logger.Level.WARNING, "the warm pool's background work did not end in time");
+            }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            interrupted = true;
         }
-        for (WarmSandbox w : all) {
-            w.close();
+        for (WarmSandbox w : new ArrayList<>(alive)) {
+            w.kill(); // busy ones, and any a start finished meanwhile
         }
         spawner.shutdown();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -3,7 +3,6 @@ package dev.toolyard.sandbox.internal;
 import dev.toolyard.internal.Text;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.File;
@@ -12,10 +11,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.Charset;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -26,41 +29,62 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One warm sandbox: a sandbox started ahead of use for one workspace, whose supervisor
  * ({@code toolyard-warm}, the init of its pid namespace) runs one command at a time on request. See
- * {@code src/main/c/toolyard-warm.c} for the protocol. Each command runs in a fresh session as the
- * sandbox uid with the run's limits, its output relayed in frames; when it ends, everything it left
- * is killed and reaped and what it wrote outside the write root is wiped before the exit frame.
+ * {@link WarmProtocol} and {@code src/main/c/toolyard-warm.c} for the protocol. Each command runs in a
+ * fresh session as the sandbox uid (lent to this sandbox alone) with the run's limits, its output
+ * relayed in frames; when it ends, everything it left is killed and reaped and what it wrote outside
+ * the write root is wiped before the exit frame.
  *
- * <p>A sandbox that misbehaves is never used again: {@link #reusable()} turns false for good when a
- * command timed out, passed the output cap, died of a signal, left a process behind or something
- * that could not be wiped, or when the supervisor ended. The caller then {@link #kill()}s or
- * {@link #close()}s it. One command at a time: {@link #run} is called by one thread at a time (the
- * pool hands a sandbox to one caller). Thread-safe otherwise.
+ * <p>Its life is a {@link State} machine, every move made by one method that refuses illegal ones:
+ * {@code STARTING → IDLE ⇄ RUNNING}, any of them {@code → SPENT} (a command timed out, passed the
+ * output cap, died of a signal, left a process, a socket or something that could not be wiped, or
+ * changed what the supervisor needs; or the supervisor ended), and any but {@code ENDED} {@code →
+ * ENDING → ENDED}. Only the move to {@code ENDING} kills or closes it, once; only the move to
+ * {@code ENDED} releases its lease and the pool's permit, once, after its process is gone. One
+ * command at a time: {@link #run} is called by one thread at a time (the pool hands a sandbox to one
+ * caller). Thread-safe otherwise.
  */
 public final class WarmSandbox {
     private static final System.Logger LOG = System.getLogger(WarmSandbox.class.getName());
     private static final File ROOT = new File("/");
     private static final long EXIT_WAIT_MILLIS = 30_000;
     private static final long CLOSE_WAIT_MILLIS = 5_000;
+    private static final long ENDED_WAIT_MILLIS = 120_000;
     private static final int STDERR_TAIL = 2_048;
-    private static final int MAX_FRAME = 1 << 20;
     private static final AtomicInteger THREADS = new AtomicInteger();
     /** The encoding Java's process API gives argv and environment strings; the supervisor gets the same bytes. */
     private static final Charset JNU = jnuCharset();
 
+    /** Where a warm sandbox is in its life. */
+    enum State {
+        STARTING, IDLE, RUNNING, SPENT, ENDING, ENDED;
+
+        boolean mayMoveTo(State to) {
+            return switch (this) {
+                case STARTING -> to == IDLE || to == SPENT || to == ENDING;
+                case IDLE -> to == RUNNING || to == SPENT || to == ENDING;
+                case RUNNING -> to == IDLE || to == SPENT || to == ENDING;
+                case SPENT -> to == ENDING;
+                case ENDING -> to == ENDED;
+                case ENDED -> false;
+            };
+        }
+    }
+
     private final Rung.WarmLaunch launch;
     private final Process client;
+    private final Runnable onEnded;
     private final OutputStream toSupervisor;
-    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final CompletableFuture<WarmProtocol.Ready> ready = new CompletableFuture<>();
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private final StringBuilder stderrTail = new StringBuilder();
+    private State state = State.STARTING; // guarded by this
     private volatile Command current;
-    private volatile boolean broken;
-    private volatile boolean gone;
     private volatile long idleSinceNanos;
-    private boolean killed; // guarded by this
 
-    private WarmSandbox(Rung.WarmLaunch launch, Process client) {
+    private WarmSandbox(Rung.WarmLaunch launch, Process client, Runnable onEnded) {
         this.launch = launch;
         this.client = client;
+        this.onEnded = onEnded;
         this.toSupervisor = new BufferedOutputStream(client.getOutputStream(), 8192);
         Thread frames = new Thread(this::readFrames, "toolyard-warm-frames-" + THREADS.incrementAndGet());
         frames.setDaemon(true);
@@ -71,37 +95,81 @@ public final class WarmSandbox {
     }
 
     /**
+     * Moves to {@code to} if that is a legal move from where it is.
+     *
+     * @return whether it moved; a refused move changes nothing
+     */
+    private synchronized boolean move(State to) {
+        if (!state.mayMoveTo(to)) {
+            return false;
+        }
+        state = to;
+        return true;
+    }
+
+    /** @return where it is in its life now */
+    synchronized State state() {
+        return state;
+    }
+
+    /**
      * Starts a warm sandbox and waits until its supervisor is ready.
      *
      * @param spawner the thread the sandbox's process is spawned on: bubblewrap's parent-death signal
      *     follows the thread that spawned it, so it must be a thread that lives as long as the pool
      * @param extraFilter the classic BPF program each command loads on top of the rung's filter
      * @param startTimeout how long the start may take
+     * @param onEnded run exactly once, when the sandbox has ended (its process gone, its lease given
+     *     back), or when it could not start, once nothing of the start is left
      * @return the sandbox, ready for its first command
-     * @throws UncheckedIOException if it cannot be started or is not ready in time (nothing is left running)
+     * @throws UncheckedIOException if it cannot be started or is not ready in time
      */
     public static WarmSandbox start(Rung.WarmLaunch launch, ExecutorService spawner, byte[] extraFilter,
-            Duration startTimeout) {
+            Duration startTimeout, Runnable onEnded) {
         long start = System.nanoTime();
+        CompletableFuture<Process> spawned;
+        try {
+            spawned = CompletableFuture.supplyAsync(() -> spawn(launch), spawner);
+        } catch (RuntimeException e) {
+            launch.abandon();
+            onEnded.run();
+            throw new UncheckedIOException(new IOException("could not start a warm sandbox: " + e, e));
+        }
         Process client;
         try {
-            client = spawner.submit(spawn(launch)).get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            launch.abandon();
+            client = spawned.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException | InterruptedException e) {
+            boolean interrupted = e instanceof InterruptedException;
+            // A spawn that completes after all is ended before the lease goes back: nothing of it is left.
+            spawned.whenComplete((late, failure) -> {
+                if (late != null) {
+                    launch.killTree(late);
+                    late.destroyForcibly();
+                    try {
+                        late.waitFor(EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                    }
+                    launch.close(late, true);
+                } else {
+                    launch.abandon();
+                }
+                onEnded.run();
+            });
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+                throw new UncheckedIOException(new IOException("interrupted while starting a warm sandbox"));
+            }
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new UncheckedIOException("could not start a warm sandbox: " + cause,
                     cause instanceof IOException io ? io : new IOException(cause));
-        } catch (InterruptedException e) {
-            launch.abandon();
-            Thread.currentThread().interrupt();
-            throw new UncheckedIOException(new IOException("interrupted while starting a warm sandbox"));
         }
-        WarmSandbox w = new WarmSandbox(launch, client);
+        WarmSandbox w = new WarmSandbox(launch, client, onEnded);
         try {
-            w.sendFilter(extraFilter);
+            w.write(WarmProtocol.filter(extraFilter));
             w.ready.get(Math.max(1, startTimeout.toMillis() - Duration.ofNanos(System.nanoTime() - start).toMillis()),
                     TimeUnit.MILLISECONDS);
-        } catch (IOException | ExecutionException | TimeoutException e) {
+        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
             w.kill();
             throw new UncheckedIOException(new IOException("the warm sandbox's supervisor did not start: "
                     + (e instanceof ExecutionException ? e.getCause().getMessage() : e.toString()) + w.said()));
@@ -111,16 +179,22 @@ public final class WarmSandbox {
             throw new UncheckedIOException(new IOException("interrupted while starting a warm sandbox"));
         }
         w.idleSinceNanos = System.nanoTime();
+        if (!w.move(State.IDLE)) {
+            w.kill();
+            throw new UncheckedIOException(new IOException("the warm sandbox's supervisor ended as it started" + w.said()));
+        }
         return w;
     }
 
-    private static Callable<Process> spawn(Launch launch) {
-        return () -> {
-            ProcessBuilder pb = new ProcessBuilder(launch.argv()).directory(ROOT);
-            pb.environment().clear();
-            pb.environment().putAll(launch.environment());
+    private static Process spawn(Launch launch) {
+        ProcessBuilder pb = new ProcessBuilder(launch.argv()).directory(ROOT);
+        pb.environment().clear();
+        pb.environment().putAll(launch.environment());
+        try {
             return pb.start();
-        };
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** @return since when it has been idle, by {@link System#nanoTime()} */
@@ -128,9 +202,22 @@ public final class WarmSandbox {
         return idleSinceNanos;
     }
 
-    /** @return whether it may take another command: nothing went wrong so far and the supervisor is alive */
+    /**
+     * @return the write root the sandbox bound at its start, as its supervisor saw it: the device and
+     *     inode the workspace must still have for a command to run here
+     */
+    public WarmProtocol.Ready boundWriteRoot() {
+        return ready.getNow(null);
+    }
+
+    /** @return whether it may take another command: it is idle and its supervisor is alive */
     public boolean reusable() {
-        return !broken && !gone && client.isAlive();
+        return state() == State.IDLE && client.isAlive();
+    }
+
+    /** Marks it as never to be used again; it is ended by {@link #kill()} or {@link #close()}. */
+    public void spoil() {
+        move(State.SPENT);
     }
 
     /** Thrown when a command could not be handed to the supervisor: it never started, so it may be run elsewhere. */
@@ -151,23 +238,30 @@ public final class WarmSandbox {
      * @param env the command's whole environment, checked by the caller
      * @param cap bytes kept per stream
      * @return how the command ended
-     * @throws NotStarted if the request could not be written, or the supervisor ended before it
-     *     started the command: the command did not run
+     * @throws NotStarted if it was not idle, the write root could not be handed over, the request
+     *     could not be written, or the supervisor ended before it started the command: the command
+     *     did not run
      * @throws UncheckedIOException if the supervisor ended while the command ran (the sandbox is killed)
      */
     public Supervisor.Outcome run(List<String> command, Map<String, String> env, Duration timeout, int cap)
             throws NotStarted {
-        if (!reusable()) {
+        if (!client.isAlive() || !move(State.RUNNING)) {
+            spoil();
             throw new NotStarted("the warm sandbox is spent", null);
         }
-        SandboxIds.Claim claim;
+        Optional<SandboxIds.Claim> claimed;
         try {
-            claim = launch.claimWriteRoot(saturatedNanos(timeout)).orElseThrow(() -> new NotStarted(
-                    "another run worked in this write root, or one nested with it, for the whole timeout", null));
+            claimed = launch.claimWriteRoot(saturatedNanos(timeout));
         } catch (IOException | RuntimeException e) {
-            broken = true;
+            spoil();
             throw new NotStarted("could not hand the write root over again", e);
         }
+        if (claimed.isEmpty()) {
+            // It was moved to RUNNING for this command: spent rather than left half-taken.
+            spoil();
+            throw new NotStarted("another run worked in this write root, or one nested with it, for the whole timeout", null);
+        }
+        SandboxIds.Claim claim = claimed.get();
         try (claim) {
             return runClaimed(command, env, timeout, cap);
         }
@@ -179,19 +273,15 @@ public final class WarmSandbox {
         current = c;
         long start = System.nanoTime();
         try {
-            byte[] request = request(command, env);
-            synchronized (toSupervisor) {
-                toSupervisor.write(request);
-                toSupervisor.flush();
-            }
+            write(WarmProtocol.request(command, env, JNU));
         } catch (IOException e) {
             current = null;
-            broken = true;
+            spoil();
             throw new NotStarted("the warm sandbox's supervisor is gone", e);
         }
         boolean interrupted = false;
         boolean timedOut = false;
-        Exit exit = null;
+        WarmProtocol.Exit exit = null;
         try {
             exit = c.done.get(saturatedNanos(timeout), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -205,7 +295,7 @@ public final class WarmSandbox {
         long end = System.nanoTime();
         boolean overflowed = c.overflowed();
         if (exit == null || timedOut || overflowed) {
-            broken = true;
+            spoil();
             kill(); // before the command is let go, so that nothing it still sends is taken for a fault
             current = null;
             if (!timedOut && !overflowed) {
@@ -218,11 +308,14 @@ public final class WarmSandbox {
                 throw new UncheckedIOException(new IOException(
                         "the warm sandbox's supervisor ended while the command ran" + said()));
             }
-        } else if (exit.status() >= 128 || exit.left() > 0 || (exit.flags() & 2) != 0) {
-            broken = true; // the run is answered; the sandbox that held it is not trusted again
+        } else if (!exit.clean()) {
+            spoil(); // the run is answered; the sandbox that held it is not trusted again
         }
         current = null;
         idleSinceNanos = System.nanoTime();
+        if (exit != null && exit.clean() && !timedOut && !overflowed) {
+            move(State.IDLE); // refused if the supervisor ended meanwhile: it is spent then
+        }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
@@ -231,97 +324,129 @@ public final class WarmSandbox {
                 timedOut || overflowed, Duration.ofNanos(end - start));
     }
 
-    /** Ends it gently: the supervisor sees the end of its input and exits; killed if it does not soon. */
+    /**
+     * Ends it gently: the supervisor sees the end of its input and exits; killed if it does not soon.
+     * Returns once it has ended (or another thread's end of it has).
+     */
     public void close() {
-        try {
-            synchronized (toSupervisor) {
-                toSupervisor.close();
+        if (move(State.ENDING)) {
+            try {
+                synchronized (toSupervisor) {
+                    toSupervisor.close();
+                }
+            } catch (IOException e) {
+                // it is gone already
             }
-        } catch (IOException e) {
-            // it is gone already
-        }
-        try {
-            if (client.waitFor(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                finish(false);
-                return;
+            boolean exited = false;
+            try {
+                exited = client.waitFor(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            if (exited) {
+                end(false);
+            } else {
+                killNow();
+            }
         }
-        kill();
+        awaitEnded();
     }
 
-    /** Kills the whole sandbox now and waits for it to be gone; safe to call more than once. */
+    /** Kills the whole sandbox now and returns once it has ended; safe to call more than once, from any thread. */
     public void kill() {
-        broken = true;
-        synchronized (this) {
-            if (killed) {
-                return;
-            }
-            killed = true;
+        if (move(State.ENDING)) {
+            killNow();
         }
+        awaitEnded();
+    }
+
+    private void killNow() {
         launch.killTree(client);
+        boolean interrupted = Thread.interrupted(); // the wait below must not be cut short: the lease waits on it
         try {
             if (!client.waitFor(EXIT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                 client.destroyForcibly();
                 LOG.log(System.Logger.Level.WARNING, "warm sandbox " + client.pid() + " did not exit after being killed");
             }
         } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        end(true);
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        finish(true);
     }
 
-    private final Object finishLock = new Object();
-    private boolean finished; // guarded by finishLock
-
-    private void finish(boolean wasKilled) {
-        synchronized (finishLock) {
-            if (finished) {
-                return;
-            }
-            finished = true;
+    /** The one move to ENDED: the launch tidies up and gives its lease back, then the pool's permit goes back. */
+    private void end(boolean killed) {
+        if (!move(State.ENDED)) {
+            return;
         }
-        gone = true;
-        launch.close(client, wasKilled);
+        try {
+            killLeftOf(launch.pair().uid());
+            launch.close(client, killed);
+        } finally {
+            onEnded.run();
+            ended.complete(null);
+        }
     }
 
-    private void sendFilter(byte[] program) throws IOException {
+    /**
+     * Kills any process of the sandbox's uid still alive anywhere on the host before the uid goes
+     * back: with an exclusive lease every one of them was in the sandbox, whose namespace is gone, so
+     * none should be; this makes sure no process of it meets the uid's next holder.
+     */
+    private static void killLeftOf(int uid) {
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[1-9]*")) {
+            for (Path p : procs) {
+                try {
+                    if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
+                        ProcessHandle.of(Long.parseLong(p.getFileName().toString())).ifPresent(h -> {
+                            LOG.log(System.Logger.Level.WARNING, "a process of warm sandbox uid " + uid
+                                    + " outlived its sandbox: killed, pid " + h.pid());
+                            h.destroyForcibly();
+                        });
+                    }
+                } catch (IOException | NumberFormatException e) {
+                    // gone while we looked
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not look for processes left of uid " + uid + ": " + e);
+        }
+    }
+
+    private void awaitEnded() {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ENDED_WAIT_MILLIS);
+        while (!ended.isDone()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            try {
+                ended.get(left, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | TimeoutException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean endingOrEnded() {
+        State s = state();
+        return s == State.ENDING || s == State.ENDED;
+    }
+
+    private void write(byte[] frame) throws IOException {
         synchronized (toSupervisor) {
-            writeInt(toSupervisor, program.length);
-            toSupervisor.write(program);
+            toSupervisor.write(frame);
             toSupervisor.flush();
         }
-    }
-
-    /** @return the request frame: its length, then argc, each argument, envc, each {@code NAME=VALUE} */
-    static byte[] request(List<String> command, Map<String, String> env) throws IOException {
-        ByteArrayOutputStream body = new ByteArrayOutputStream(256);
-        writeInt(body, command.size());
-        for (String a : command) {
-            writeString(body, a);
-        }
-        writeInt(body, env.size());
-        for (Map.Entry<String, String> e : new java.util.TreeMap<>(env).entrySet()) {
-            writeString(body, e.getKey() + "=" + e.getValue());
-        }
-        ByteArrayOutputStream framed = new ByteArrayOutputStream(body.size() + 4);
-        writeInt(framed, body.size());
-        body.writeTo(framed);
-        return framed.toByteArray();
-    }
-
-    private static void writeString(OutputStream out, String s) throws IOException {
-        byte[] b = s.getBytes(JNU);
-        writeInt(out, b.length);
-        out.write(b);
-    }
-
-    private static void writeInt(OutputStream out, int v) throws IOException {
-        out.write(v >>> 24);
-        out.write(v >>> 16);
-        out.write(v >>> 8);
-        out.write(v);
     }
 
     /** The frame reader: the only reader of the supervisor's output, until its end. */
@@ -334,7 +459,7 @@ public final class WarmSandbox {
                     break;
                 }
                 int n = in.readInt();
-                if (n < 0 || n > MAX_FRAME) {
+                if (n < 0 || n > WarmProtocol.MAX_OUTPUT_FRAME) {
                     throw new IOException("a frame of " + n + " bytes");
                 }
                 if (buf.length < n) {
@@ -343,28 +468,25 @@ public final class WarmSandbox {
                 in.readFully(buf, 0, n);
                 Command c = current;
                 switch (tag) {
-                    case 'R' -> ready.complete(null);
-                    case 'S' -> {
+                    case WarmProtocol.TAG_READY -> ready.complete(WarmProtocol.ready(buf, n));
+                    case WarmProtocol.TAG_STARTED -> {
                         if (c == null) {
                             throw new IOException("a start frame with no command under way");
                         }
                         c.accepted = true;
                     }
-                    case 'O' -> {
+                    case WarmProtocol.TAG_STDOUT -> {
                         if (c != null && c.out.add(buf, n)) {
                             overflow(c);
                         }
                     }
-                    case 'E' -> {
+                    case WarmProtocol.TAG_STDERR -> {
                         if (c != null && c.err.add(buf, n)) {
                             overflow(c);
                         }
                     }
-                    case 'X' -> {
-                        if (n != 12) {
-                            throw new IOException("an exit frame of " + n + " bytes");
-                        }
-                        Exit exit = new Exit(readInt(buf, 0), readInt(buf, 4), readInt(buf, 8));
+                    case WarmProtocol.TAG_EXIT -> {
+                        WarmProtocol.Exit exit = WarmProtocol.exit(buf, n);
                         if (c == null) {
                             throw new IOException("an exit frame with no command under way");
                         }
@@ -376,18 +498,18 @@ public final class WarmSandbox {
         } catch (EOFException e) {
             // the supervisor ended mid-frame
         } catch (IOException e) {
-            if (!killedOrGone()) {
+            if (!endingOrEnded()) {
                 LOG.log(System.Logger.Level.WARNING, "warm sandbox " + client.pid() + ": " + e.getMessage());
             }
         } finally {
-            broken = true;
+            spoil();
             IOException end = new IOException("the warm sandbox's supervisor ended");
             ready.completeExceptionally(end);
             Command c = current;
             if (c != null) {
                 c.done.completeExceptionally(end);
             }
-            if (!client.isAlive() || killedOrGone()) {
+            if (endingOrEnded()) {
                 return;
             }
             // Its output ended but it lives on: it will not answer again.
@@ -397,12 +519,8 @@ public final class WarmSandbox {
         }
     }
 
-    private synchronized boolean killedOrGone() {
-        return killed || gone;
-    }
-
     private void overflow(Command c) {
-        broken = true;
+        spoil();
         c.done.completeExceptionally(new IOException("output cap passed"));
     }
 
@@ -432,10 +550,6 @@ public final class WarmSandbox {
         }
     }
 
-    private static int readInt(byte[] b, int at) {
-        return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
-    }
-
     private static long saturatedNanos(Duration d) {
         try {
             return d.toNanos();
@@ -453,14 +567,11 @@ public final class WarmSandbox {
         }
     }
 
-    /** The supervisor's exit frame. */
-    private record Exit(int status, int left, int flags) {}
-
     /** One command under way: its two capped streams and its end. */
     private static final class Command {
         final Stream out;
         final Stream err;
-        final CompletableFuture<Exit> done = new CompletableFuture<>();
+        final CompletableFuture<WarmProtocol.Exit> done = new CompletableFuture<>();
         volatile boolean accepted;
 
         Command(int cap) {

@@ -146,7 +146,7 @@ class ContainerCommandTest {
         assertThat(warm).contains("--read-only", "--network=none", "--pull=never", "no-new-privileges",
                 "seccomp=/run/ty/seccomp.json", "--log-driver=passthrough").doesNotContain("--timeout");
         assertThat(warm.subList(image + 1, warm.size())).containsExactly("/toolyard-warm", "2147450881", "2147450882", "60",
-                Long.toString(64L << 20), "67108864", "1024", "16", "/tmp/ws", "/tmp", "/var/tmp", "/dev/shm");
+                Long.toString(64L << 20), "67108864", "1024", "16", "/tmp/ws", "/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue");
         assertThat(warm.get(0)).as("a warm container ends when its supervisor's input closes").isEqualTo("/usr/bin/podman");
         List<String> shared = new java.util.ArrayList<>(cold.subList(3, cold.indexOf("localhost/skeleton:1")));
         shared.removeAll(List.of("--user", "2147450881:2147450882", "--timeout", "12", "--pids-limit", "16", "toolyard-abc"));

@@ -34,6 +34,7 @@ class WarmPoolTest {
     private BwrapRung rung;
     private Path supervisor;
     private WarmPool pool;
+    private final SandboxIds ids = new SandboxIds(1_900_010_000, 1_900_010_000, 8);
 
     @BeforeEach
     void realRung() throws IOException {
@@ -43,7 +44,7 @@ class WarmPoolTest {
         Hosts.require(bwrap.isPresent(), "bwrap is not installed (run .ci/setup-sandbox.sh)");
         rung = new BwrapRung(new BwrapCommand.Tools(which.apply("dash").orElseThrow(), bwrap.get(),
                 which.apply("env").orElseThrow(), which.apply("setpriv")), HostLayout.inspect(), LIMITS,
-                Optional.of(new SandboxIds(1_900_010_000, 1_900_010_000, 8)),
+                Optional.of(ids),
                 Optional.empty(), Optional.empty());
         supervisor = WarmBinary.install(Files.createDirectories(tmp.resolve("bin"))).path().orElseThrow();
     }
@@ -135,5 +136,71 @@ class WarmPoolTest {
         assertThat(p.live()).isZero();
         assertThat(p.run(a, sh("echo late"), Map.of(), TIMEOUT, 4096)).isEmpty();
         assertThat(Hosts.processesMentioning(a.writeRoot().toString())).isEmpty();
+    }
+
+    /** @return whether every uid of the test's block can be lent now: nothing holds one any more */
+    private boolean everyUidFree() {
+        List<SandboxIds.Lease> taken = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < ids.count(); i++) {
+                Optional<SandboxIds.Lease> l = ids.acquireExclusive(0);
+                if (l.isEmpty()) {
+                    return false;
+                }
+                taken.add(l.get());
+            }
+            return true;
+        } finally {
+            taken.forEach(SandboxIds.Lease::close);
+        }
+    }
+
+    @Test
+    void aCallerInterruptedWhileItsSandboxWarmsUpLeavesThatSandboxToThePoolNotToNoOne() throws Exception {
+        WarmPool p = pool(1, 4);
+        BindSet a = workspace("a");
+        p.warmUp(a);
+        Thread.currentThread().interrupt(); // interrupted while it waits for the sandbox warming up for it
+        Optional<Supervisor.Outcome> interrupted = p.run(a, sh("echo never"), Map.of(), TIMEOUT, 4096);
+        assertThat(Thread.interrupted()).as("the interrupt flag is set again").isTrue();
+        assertThat(interrupted).isEmpty();
+
+        await(() -> p.idleCount() == 1);
+        assertThat(p.idleCount()).as("the sandbox that warmed up for the interrupted caller is idle").isEqualTo(1);
+        assertThat(p.live()).isEqualTo(1);
+        assertThat(p.run(a, sh("echo next"), Map.of(), TIMEOUT, 4096).orElseThrow().stdout().text()).isEqualTo("next\n");
+        assertThat(p.starts()).isEqualTo(1);
+    }
+
+    @Test
+    void closeRightAfterDiscardsEndsEverySandboxAndGivesBackEveryUid() throws Exception {
+        WarmPool p = pool(1, 4);
+        List<BindSet> spaces = List.of(workspace("a"), workspace("b"), workspace("c"));
+        for (BindSet b : spaces) {
+            assertThat(p.run(b, sh("(exec sleep 77) & echo left"), Map.of(), TIMEOUT, 4096)).isPresent();
+        }
+        assertThat(p.discarded()).isEqualTo(3);
+        p.close();
+
+        assertThat(p.live()).isZero();
+        for (BindSet b : spaces) {
+            assertThat(Hosts.processesMentioning(b.writeRoot().toString())).isEmpty();
+        }
+        assertThat(everyUidFree()).as("every uid of the block is free after close()").isTrue();
+    }
+
+    @Test
+    void aSandboxWhoseSupervisorNeverBecomesReadyLeavesNoUidAndNoProcess() throws Exception {
+        Path hanging = Files.writeString(tmp.resolve("bin").resolve("hangs"), "#!/bin/sh\nexec sleep 600\n");
+        hanging.toFile().setExecutable(true, false);
+        pool = new WarmPool(rung, hanging, SeccompFilter.warmCommands().bpfProgramForHost(),
+                new WarmPool.Policy(1, Duration.ofMinutes(1), 2, Duration.ofSeconds(1)));
+        BindSet a = workspace("a");
+
+        assertThat(pool.run(a, sh("echo never"), Map.of(), TIMEOUT, 4096)).as("the caller runs it cold").isEmpty();
+        assertThat(pool.live()).isZero();
+        await(() -> Hosts.processesMentioning(a.writeRoot().toString()).isEmpty());
+        assertThat(Hosts.processesMentioning(a.writeRoot().toString())).isEmpty();
+        assertThat(everyUidFree()).isTrue();
     }
 }

@@ -1,0 +1,346 @@
+package dev.toolyard.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.toolyard.IsolationTier;
+import dev.toolyard.SandboxPaths;
+import dev.toolyard.SubprocessResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * What a warm sandbox shares with nothing else, on each rung, each test an attack that once got
+ * through (issue 22 §2): another sandbox holding descriptors of this one's {@code /tmp},
+ * {@code /dev/shm} and {@code /proc}; a writable place outside the write root that the wipe missed
+ * (POSIX message queues); a workspace path reused for another directory; sockets and ports left in
+ * the network namespace; a command that takes from the supervisor what it needs; and
+ * {@link TieredSandbox#close()} after sandboxes were discarded.
+ */
+@Tag("isolation")
+class WarmSharesNothingTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Map<String, String> PATH = Map.of("PATH", "/usr/bin:/bin");
+    private final List<TieredSandbox> opened = new ArrayList<>();
+
+    @TempDir
+    Path tmp;
+
+    @AfterEach
+    void closeEverySandbox() {
+        opened.forEach(TieredSandbox::close);
+    }
+
+    private TieredSandbox open(IsolationTier tier, boolean warm) {
+        TieredSandbox s = Hosts.builder(tier, Hosts.ROOMY).warm(warm).build();
+        opened.add(s);
+        Hosts.require(s.isolationTier() == tier, "the " + tier.wireName() + " rung is not available on this host "
+                + "(run .ci/setup-sandbox.sh as root to install it):\n" + s.report().describe());
+        if (warm) {
+            assertThat(s.report().warmMode()).startsWith("on, ");
+        }
+        return s;
+    }
+
+    private Path workspace(String name) throws IOException {
+        return Files.createDirectories(tmp.resolve(name)).toRealPath();
+    }
+
+    private static SubprocessResult sh(TieredSandbox s, Path work, String script) {
+        return sh(s, work, script, PATH);
+    }
+
+    private static SubprocessResult sh(TieredSandbox s, Path work, String script, Map<String, String> env) {
+        return s.runIsolated(List.of("/bin/sh", "-c", script), SandboxPaths.of(work), TIMEOUT, env);
+    }
+
+    private static SubprocessResult python(TieredSandbox s, Path work, String program, Map<String, String> env) {
+        return s.runIsolated(List.of("/usr/bin/python3", "-c", program), SandboxPaths.of(work), TIMEOUT, env);
+    }
+
+    /** Sends descriptors of {@code /tmp}, {@code /dev/shm} and {@code /proc} over {@code sock} in the write root. */
+    private static final String SEND_DESCRIPTORS = String.join("\n",
+            "import os, socket, array, time",
+            "fds = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in ('/tmp', '/dev/shm', '/proc')]",
+            "for i in range(200):",
+            "    if os.path.exists('ready'): break",
+            "    time.sleep(0.05)",
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)",
+            "s.connect('sock')",
+            "s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', fds))])",
+            "s.recv(1)",
+            "print('sent', os.getuid())");
+
+    /**
+     * Receives the three descriptors, then for a few seconds tries, through them, everything that
+     * once reached the next command: files planted in its {@code /tmp} and {@code /dev/shm}, its
+     * environment read and its memory opened for writing from {@code /proc}. Prints what worked.
+     */
+    private static final String USE_DESCRIPTORS = String.join("\n",
+            "import os, socket, array, time",
+            "srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)",
+            "srv.bind('sock'); os.chmod('sock', 0o777); srv.listen(1); open('ready', 'w').close()",
+            "c, _ = srv.accept()",
+            "msg, anc, _, _ = c.recvmsg(1, socket.CMSG_SPACE(3 * array.array('i').itemsize))",
+            "fds = array.array('i'); fds.frombytes(anc[0][2])",
+            "tmpfd, shmfd, procfd = fds[0], fds[1], fds[2]",
+            "c.send(b'k')",
+            "got = set()",
+            "end = time.time() + 6",
+            "while time.time() < end:",
+            "    for name, fd in (('tmp', tmpfd), ('shm', shmfd)):",
+            "        try:",
+            "            os.close(os.open('planted', os.O_CREAT | os.O_WRONLY, 0o666, dir_fd=fd)); got.add('planted-' + name)",
+            "        except OSError: pass",
+            "    try: pids = [p for p in os.listdir(procfd) if p.isdigit() and p != '1']",
+            "    except OSError: pids = []",
+            "    for p in pids:",
+            "        try:",
+            "            fd = os.open(p + '/environ', os.O_RDONLY, dir_fd=procfd)",
+            "            data = os.read(fd, 65536); os.close(fd)",
+            "            if b'SECRET=' in data: got.add('environ')",
+            "        except OSError: pass",
+            "        try:",
+            "            fd = os.open(p + '/mem', os.O_RDWR, dir_fd=procfd); os.close(fd); got.add('mem')",
+            "        except OSError: pass",
+            "    time.sleep(0.02)",
+            "print('uid', os.getuid())",
+            "print('reached', ' '.join(sorted(got)) or 'nothing')");
+
+    /**
+     * Sandbox A's command passes descriptors of its {@code /tmp}, {@code /dev/shm} and {@code /proc}
+     * to a command in sandbox B (a run of the same workspace, which outlives it); A's next command
+     * then runs with a secret in its environment. B must reach none of it: the warm sandbox holds a
+     * uid no other run holds (so {@code /proc} refuses B), and its world-writable places are the
+     * sandbox uid's alone (so B cannot plant files in them).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aRunHoldingDescriptorsOfAWarmSandboxsTmpShmAndProcCannotReachItsNextCommand(IsolationTier tier)
+            throws Exception {
+        TieredSandbox warm = open(tier, true);
+        TieredSandbox cold = open(tier, false);
+        Path work = workspace("work");
+        assertThat(sh(warm, work, "true").exitCode()).isZero();
+
+        CompletableFuture<SubprocessResult> b = CompletableFuture.supplyAsync(() -> python(cold, work, USE_DESCRIPTORS, PATH));
+        SubprocessResult a = python(warm, work, SEND_DESCRIPTORS, PATH);
+        assertThat(a.stdout()).as(a.stderr()).startsWith("sent");
+        SubprocessResult next = sh(warm, work, "sleep 3; ls -A /tmp /dev/shm; id -u",
+                Map.of("PATH", "/usr/bin:/bin", "SECRET", "the-next-command's"));
+        SubprocessResult other = b.get(60, TimeUnit.SECONDS);
+
+        assertThat(other.stdout()).as(other.stderr()).contains("reached nothing");
+        assertThat(next.stdout()).doesNotContain("planted");
+        String uidA = a.stdout().strip().split(" ")[1];
+        String uidB = other.stdout().lines().filter(l -> l.startsWith("uid ")).findFirst().orElseThrow().substring(4);
+        assertThat(uidB).as("a run beside a warm sandbox of its workspace has a uid of its own").isNotEqualTo(uidA);
+    }
+
+    /**
+     * Lists, from the mount table inside the sandbox, every place outside the write root the
+     * command's uid can write (a directory or a regular file on a mount that is not read-only),
+     * writes a marker in each, and checks that the next command finds none of them. A place that is
+     * neither wiped nor masked (podman's {@code /dev/mqueue} once) fails it.
+     */
+    private static final String MARK_EVERY_WRITABLE_PLACE = String.join("\n",
+            "import os, sys",
+            "wr = os.getcwd()",
+            "mounts = []",
+            "for line in open('/proc/self/mountinfo'):",
+            "    f = line.split(' ')",
+            "    sep = f.index('-')",
+            "    mounts.append((f[4].replace('\\\\040', ' '), f[5].split(','), f[sep + 1]))",
+            "points = set(m[0] for m in mounts)",
+            "places = []",
+            "def walk(p, dev, depth):",
+            "    try: st = os.lstat(p)",
+            "    except OSError: return",
+            "    if st.st_dev != dev: return",
+            "    import stat",
+            "    if stat.S_ISREG(st.st_mode) and os.access(p, os.W_OK): places.append(p); return",
+            "    if not stat.S_ISDIR(st.st_mode): return",
+            "    if os.access(p, os.W_OK | os.X_OK): places.append(p)",
+            "    if depth > 6: return",
+            "    try: names = os.listdir(p)",
+            "    except OSError: return",
+            "    for n in names:",
+            "        q = os.path.join(p, n)",
+            "        if q in points: continue",
+            "        if p == '/proc' and (n.isdigit() or n in ('self', 'thread-self')): continue",
+            "        walk(q, dev, depth + 1)",
+            "for point, opts, fstype in mounts:",
+            "    if 'ro' in opts: continue",
+            "    if point == wr or point.startswith(wr + '/'): continue",
+            "    try: dev = os.lstat(point).st_dev",
+            "    except OSError: continue",
+            "    walk(point, dev, 0)",
+            "for p in places:",
+            "    try:",
+            "        if os.path.isdir(p): os.close(os.open(os.path.join(p, 'toolyard-marker'), os.O_CREAT | os.O_RDWR, 0o600))",
+            "        else:",
+            "            with open(p, 'a') as f: f.write('toolyard-marker')",
+            "        print('marked', p)",
+            "    except OSError as e: print('unmarked', p, e)");
+
+    private static final String FIND_MARKERS = String.join("\n",
+            "import os, sys",
+            "for p in sys.argv[1:]:",
+            "    if os.path.isdir(p):",
+            "        if os.path.exists(os.path.join(p, 'toolyard-marker')): print('left', p)",
+            "    else:",
+            "        try:",
+            "            if 'toolyard-marker' in open(p, errors='replace').read(): print('left', p)",
+            "        except OSError: pass",
+            "print('checked', len(sys.argv) - 1)");
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void everyPlaceOutsideTheWriteRootTheMountTableLetsACommandWriteIsGoneForTheNextCommand(IsolationTier tier)
+            throws Exception {
+        TieredSandbox s = open(tier, true);
+        Path work = workspace("work");
+        SubprocessResult marked = python(s, work, MARK_EVERY_WRITABLE_PLACE, PATH);
+        List<String> places = marked.stdout().lines().filter(l -> l.startsWith("marked ")).map(l -> l.substring(7)).toList();
+        assertThat(places).as(marked.stdout() + marked.stderr()).contains("/tmp", "/dev/shm");
+        List<String> argv = new ArrayList<>(List.of("/usr/bin/python3", "-c", FIND_MARKERS));
+        argv.addAll(places);
+        SubprocessResult found = s.runIsolated(argv, SandboxPaths.of(work), TIMEOUT, PATH);
+
+        assertThat(found.stdout()).as(found.stderr()).contains("checked " + places.size()).doesNotContain("left ");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aPosixMessageQueueCreatedWithOpenDoesNotReachTheNextCommand(IsolationTier tier) throws Exception {
+        TieredSandbox s = open(tier, true);
+        Path work = workspace("work");
+        SubprocessResult first = sh(s, work, "if [ -d /dev/mqueue ]; then echo x > /dev/mqueue/toolyard-q 2>&1; "
+                + "ls /dev/mqueue; else echo no-mqueue; fi");
+        SubprocessResult second = sh(s, work, "ls -A /dev/mqueue 2>/dev/null; echo end");
+
+        assertThat(first.exitCode()).isZero();
+        assertThat(second.stdout()).as(first.stdout()).doesNotContain("toolyard-q").endsWith("end\n");
+    }
+
+    /**
+     * The application renames a workspace away and creates another at its path: the next command
+     * must see the new directory, and write into it, never into the renamed one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aWorkspacePathReusedForAnotherDirectoryIsANewWorkspace(IsolationTier tier) throws Exception {
+        TieredSandbox s = open(tier, true);
+        Path work = workspace("work");
+        Files.writeString(work.resolve("old-tenant.txt"), "old\n");
+        assertThat(sh(s, work, "cat old-tenant.txt").stdout()).isEqualTo("old\n");
+        Path away = Files.move(work, tmp.resolve("away"));
+        Files.createDirectory(work);
+        Files.writeString(work.resolve("new-tenant.txt"), "new\n");
+
+        SubprocessResult r = sh(s, work, "ls; echo mine > written");
+
+        assertThat(r.stdout()).contains("new-tenant.txt").doesNotContain("old-tenant.txt");
+        assertThat(work.resolve("written")).exists();
+        assertThat(away.resolve("written")).doesNotExist();
+    }
+
+    private static final String LEAVE_SOCKETS = String.join("\n",
+            "import socket",
+            "l = socket.socket(); l.bind(('127.0.0.1', 4711)); l.listen(1)",
+            "c = socket.socket(); c.connect(('127.0.0.1', 4711))",
+            "a, _ = l.accept(); a.send(b'x'); c.recv(1)",
+            "a.close()", // the side that closes first keeps TIME_WAIT
+            "c.close()",
+            "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(('127.0.0.1', 4712))",
+            "x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); x.bind('\\0toolyard-abstract'); x.listen(1)",
+            "print(open('/proc/net/tcp').read().count('\\n') - 1)");
+
+    private static final String FIND_SOCKETS = String.join("\n",
+            "import socket",
+            "n = 0",
+            "for t in ('tcp', 'tcp6', 'udp', 'udp6', 'raw', 'raw6', 'unix'):",
+            "    try: n += len(open('/proc/net/' + t).read().splitlines()) - 1",
+            "    except OSError: pass",
+            "print('sockets', n)",
+            "l = socket.socket(); l.bind(('127.0.0.1', 4711)); l.listen(1); print('bound')",
+            "x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); x.bind('\\0toolyard-abstract'); print('abstract free')");
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void noSocketAndNoBoundPortOfACommandIsLeftInTheNetworkNamespaceOfTheNext(IsolationTier tier) throws Exception {
+        TieredSandbox s = open(tier, true);
+        Path work = workspace("work");
+        SubprocessResult first = python(s, work, LEAVE_SOCKETS, PATH);
+        assertThat(first.exitCode()).as(first.stderr()).isZero();
+        SubprocessResult second = python(s, work, FIND_SOCKETS, PATH);
+
+        assertThat(second.stdout()).as(second.stderr()).contains("sockets 0\n", "bound\n", "abstract free\n");
+    }
+
+    /**
+     * A command takes away what the supervisor needs ({@code chmod 000} on the write root): the next
+     * command ends as a cold run on the same rung would, never with the launcher's 125 of a broken
+     * sandbox, and a sandbox the command changed is not used again.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void aCommandThatTakesTheWriteRootFromItsUidLeavesTheNextCommandAsAColdRunWouldFindIt(IsolationTier tier)
+            throws Exception {
+        TieredSandbox warm = open(tier, true);
+        TieredSandbox cold = open(tier, false);
+        Path w = workspace("warm");
+        Path c = workspace("cold");
+        for (Path p : List.of(w, c)) {
+            TieredSandbox s = p.equals(w) ? warm : cold;
+            assertThat(sh(s, p, "echo > f").exitCode()).isZero();
+            assertThat(sh(s, p, "chmod 000 .").exitCode()).isZero();
+        }
+        SubprocessResult coldNext = sh(cold, c, "echo next");
+        SubprocessResult warmNext = sh(warm, w, "echo next");
+
+        assertThat(warmNext.exitCode()).as(warmNext.stderr()).isEqualTo(coldNext.exitCode());
+        assertThat(warmNext.stdout()).isEqualTo(coldNext.stdout());
+        assertThat(warm.warmCounts()[3]).as("the sandbox whose write root was taken away is discarded").isGreaterThanOrEqualTo(1);
+        int mode = (Integer) Files.getAttribute(w, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        assertThat(mode & 0777).isZero();
+    }
+
+    /**
+     * Sandboxes are discarded (each command leaves a process behind) in several workspaces and the
+     * sandbox is closed at once: {@code close()} must still end each of them, leaving no process and
+     * no container, and no warm sandbox counted alive.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    void closeRightAfterDiscardsLeavesNoProcessNoContainerAndNoSandboxAlive(IsolationTier tier) throws Exception {
+        TieredSandbox s = open(tier, true);
+        String token = "66" + Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000);
+        List<Path> works = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Path work = workspace("w" + i);
+            works.add(work);
+            sh(s, work, "(exec sleep " + token + ") & echo left");
+        }
+        s.close();
+
+        assertThat(s.warmCounts()[0]).as("warm sandboxes alive after close()").isZero();
+        for (Path work : works) {
+            assertThat(Hosts.processesMentioning(work.toString())).as("processes of " + work + " after close()").isEmpty();
+        }
+        assertThat(Hosts.processesMentioning("sleep\0" + token)).isEmpty();
+    }
+}
