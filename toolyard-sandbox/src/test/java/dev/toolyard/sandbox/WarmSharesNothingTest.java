@@ -68,18 +68,27 @@ class WarmSharesNothingTest {
     }
 
     private static SubprocessResult python(TieredSandbox s, Path work, String program, Map<String, String> env) {
-        return s.runIsolated(List.of("/usr/bin/python3", "-c", program), SandboxPaths.of(work), TIMEOUT, env);
+        return python(s, SandboxPaths.of(work), program, env);
     }
 
-    /** Sends descriptors of {@code /tmp}, {@code /dev/shm} and {@code /proc} over {@code sock} in the write root. */
+    private static SubprocessResult python(TieredSandbox s, SandboxPaths paths, String program, Map<String, String> env) {
+        return s.runIsolated(List.of("/usr/bin/python3", "-c", program), paths, TIMEOUT, env);
+    }
+
+    /**
+     * Sends descriptors of {@code /tmp}, {@code /dev/shm} and {@code /proc} over {@code sock} in the
+     * directory {@code $RENDEZVOUS} (the other run's write root, a read root here: a unix socket on a
+     * read-only bind is still connectable).
+     */
     private static final String SEND_DESCRIPTORS = String.join("\n",
             "import os, socket, array, time",
+            "d = os.environ['RENDEZVOUS']",
             "fds = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in ('/tmp', '/dev/shm', '/proc')]",
             "for i in range(200):",
-            "    if os.path.exists('ready'): break",
+            "    if os.path.exists(os.path.join(d, 'ready')): break",
             "    time.sleep(0.05)",
             "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)",
-            "s.connect('sock')",
+            "s.connect(os.path.join(d, 'sock'))",
             "s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', fds))])",
             "s.recv(1)",
             "print('sent', os.getuid())");
@@ -122,7 +131,8 @@ class WarmSharesNothingTest {
 
     /**
      * Sandbox A's command passes descriptors of its {@code /tmp}, {@code /dev/shm} and {@code /proc}
-     * to a command in sandbox B (a run of the same workspace, which outlives it); A's next command
+     * to a command in sandbox B (a cold run beside it, whose write root A reads, and which outlives
+     * A's command: runs of one workspace no longer overlap under different uids); A's next command
      * then runs with a secret in its environment. B must reach none of it: the warm sandbox holds a
      * uid no other run holds (so {@code /proc} refuses B), and its world-writable places are the
      * sandbox uid's alone (so B cannot plant files in them).
@@ -134,13 +144,19 @@ class WarmSharesNothingTest {
         TieredSandbox warm = open(tier, true);
         TieredSandbox cold = open(tier, false);
         Path work = workspace("work");
-        assertThat(sh(warm, work, "true").exitCode()).isZero();
+        // Runs of one workspace, or of nested ones, never overlap under different uids; a run beside
+        // it reaches the warm sandbox through a directory the warm sandbox reads.
+        Path rendezvous = workspace("rendezvous");
+        SandboxPaths paths = SandboxPaths.of(work, rendezvous);
+        Map<String, String> env = Map.of("PATH", "/usr/bin:/bin", "RENDEZVOUS", rendezvous.toString());
+        assertThat(python(warm, paths, "print('ok')", env).exitCode()).isZero();
 
-        CompletableFuture<SubprocessResult> b = CompletableFuture.supplyAsync(() -> python(cold, work, USE_DESCRIPTORS, PATH));
-        SubprocessResult a = python(warm, work, SEND_DESCRIPTORS, PATH);
+        CompletableFuture<SubprocessResult> b = CompletableFuture.supplyAsync(
+                () -> python(cold, rendezvous, USE_DESCRIPTORS, PATH));
+        SubprocessResult a = python(warm, paths, SEND_DESCRIPTORS, env);
         assertThat(a.stdout()).as(a.stderr()).startsWith("sent");
-        SubprocessResult next = sh(warm, work, "sleep 3; ls -A /tmp /dev/shm; id -u",
-                Map.of("PATH", "/usr/bin:/bin", "SECRET", "the-next-command's"));
+        SubprocessResult next = warm.runIsolated(List.of("/bin/sh", "-c", "sleep 3; ls -A /tmp /dev/shm; id -u"), paths,
+                TIMEOUT, Map.of("PATH", "/usr/bin:/bin", "SECRET", "the-next-command's"));
         SubprocessResult other = b.get(60, TimeUnit.SECONDS);
 
         assertThat(other.stdout()).as(other.stderr()).contains("reached nothing");
