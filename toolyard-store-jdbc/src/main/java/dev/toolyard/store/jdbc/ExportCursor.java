@@ -12,7 +12,11 @@ import java.util.Objects;
  * @param callId the last exported record's call id; never {@code null}
  */
 public record ExportCursor(Instant startedAt, String callId) {
-    /** @throws NullPointerException if a component is {@code null} */
+    /**
+     * @param startedAt the last exported record's start
+     * @param callId the last exported record's call id
+     * @throws NullPointerException if a component is {@code null}
+     */
     public ExportCursor {
         Objects.requireNonNull(startedAt, "startedAt");
         Objects.requireNonNull(callId, "callId");

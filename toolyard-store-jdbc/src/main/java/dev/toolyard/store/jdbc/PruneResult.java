@@ -15,7 +15,13 @@ import java.util.Objects;
  *     them; on PostgreSQL those of the day the cut falls in and of the partitions before and after the days)
  */
 public record PruneResult(Instant cut, List<String> partitionsDropped, long rowsInDroppedPartitions, long rowsDeleted) {
-    /** @throws NullPointerException if {@code cut} or {@code partitionsDropped} is {@code null} */
+    /**
+     * @param cut calls started strictly before this instant were removed
+     * @param partitionsDropped the day partitions dropped whole, oldest first; copied
+     * @param rowsInDroppedPartitions how many calls those partitions held
+     * @param rowsDeleted how many calls were deleted row by row
+     * @throws NullPointerException if {@code cut} or {@code partitionsDropped} is {@code null}
+     */
     public PruneResult {
         Objects.requireNonNull(cut, "cut");
         partitionsDropped = List.copyOf(partitionsDropped);
