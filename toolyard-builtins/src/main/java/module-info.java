@@ -10,7 +10,4 @@ module dev.toolyard.builtins {
     requires okhttp3;
 
     exports dev.toolyard.builtins;
-    // One implementation of the address classification and the egress checks, shared with the
-    // ToolClad contracts (block_internal, the [http] backend); no other module sees it.
-    exports dev.toolyard.builtins.internal to dev.toolyard.contracts;
 }

@@ -8,10 +8,4 @@ module dev.toolyard.core {
 
     exports dev.toolyard;
     exports dev.toolyard.spi;
-    exports dev.toolyard.internal to
-            dev.toolyard.sandbox,
-            dev.toolyard.builtins,
-            dev.toolyard.store.jdbc,
-            dev.toolyard.cli,
-            dev.toolyard.contracts;
 }

@@ -7,5 +7,4 @@ module dev.toolyard.policy {
     requires transitive dev.toolyard.core;
 
     exports dev.toolyard.policy;
-    exports dev.toolyard.policy.internal to dev.toolyard.cli;
 }

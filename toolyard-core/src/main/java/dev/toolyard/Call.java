@@ -1,8 +1,8 @@
 package dev.toolyard;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.internal.JsonValues;
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import dev.toolyard.spi.ToolCallEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package dev.toolyard;
 
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 
 /**
  * Caps what leaves the executor: the content a model sees, the summary a record keeps, and reason

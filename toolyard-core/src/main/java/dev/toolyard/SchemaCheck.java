@@ -1,9 +1,9 @@
 package dev.toolyard;
 
 import dev.toolyard.internal.CompiledSchema;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.internal.NetworkntFallback;
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;

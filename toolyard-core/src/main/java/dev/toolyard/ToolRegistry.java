@@ -1,6 +1,6 @@
 package dev.toolyard;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -2,7 +2,7 @@ package dev.toolyard;
 
 import com.networknt.schema.Schema;
 import dev.toolyard.internal.CompiledSchema;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.internal.SchemaRules;
 import java.util.ArrayList;
 import java.util.Collections;

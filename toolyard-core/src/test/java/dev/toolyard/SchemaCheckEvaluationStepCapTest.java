@@ -55,7 +55,7 @@ class SchemaCheckEvaluationStepCapTest {
         ToolSpec spec = Fixtures.spec("heavy").argsSchema(HEAVY).build();
 
         String networknt = dev.toolyard.internal.NetworkntFallback.firstViolation(spec.validator(),
-                dev.toolyard.internal.Json.MAPPER.readTree(zeros(count)));
+                dev.toolyard.spi.Json.MAPPER.readTree(zeros(count)));
 
         assertThat(networknt).isNull();
         assertThat(callWithZeros((SchemaCheck.FAST_PATH_MAX_BYTES - 8) / 2).status()).isEqualTo(ToolStatus.OK);

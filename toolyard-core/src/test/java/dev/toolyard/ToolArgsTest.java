@@ -3,7 +3,7 @@ package dev.toolyard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

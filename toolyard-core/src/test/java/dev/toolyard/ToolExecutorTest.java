@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.PolicyQuery;
 import dev.toolyard.spi.PolicyVerdict;

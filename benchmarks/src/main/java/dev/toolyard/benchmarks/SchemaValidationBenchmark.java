@@ -5,7 +5,7 @@ import com.networknt.schema.ExecutionContext;
 import com.networknt.schema.FailFastAssertionException;
 import com.networknt.schema.Schema;
 import dev.toolyard.internal.CompiledSchema;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.internal.SchemaRules;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

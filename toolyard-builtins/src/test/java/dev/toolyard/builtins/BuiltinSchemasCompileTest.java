@@ -15,7 +15,7 @@ import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolResult;
 import dev.toolyard.builtins.internal.ScriptedResolver;
 import dev.toolyard.internal.CompiledSchema;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -9,7 +9,7 @@ import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.Resolver;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

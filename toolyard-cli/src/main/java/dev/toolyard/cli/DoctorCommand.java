@@ -2,7 +2,7 @@ package dev.toolyard.cli;
 
 import dev.toolyard.IsolationTier;
 import dev.toolyard.cli.internal.Table;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.sandbox.IsolationReport;
 import dev.toolyard.sandbox.TieredSandbox;
 import java.io.PrintWriter;

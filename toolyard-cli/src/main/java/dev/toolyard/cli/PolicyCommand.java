@@ -3,7 +3,7 @@ package dev.toolyard.cli;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.builtins.BuiltinTools;
 import dev.toolyard.cli.internal.Table;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.policy.CallSources;
 import dev.toolyard.policy.ObservedCall;
 import dev.toolyard.policy.Policy;

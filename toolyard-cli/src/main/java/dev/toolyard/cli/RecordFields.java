@@ -4,7 +4,7 @@ import dev.toolyard.IsolationTier;
 import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.time.Duration;

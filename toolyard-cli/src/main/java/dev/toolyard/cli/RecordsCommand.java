@@ -3,7 +3,7 @@ package dev.toolyard.cli;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.cli.internal.Table;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.store.jdbc.CallQuery;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.io.PrintWriter;

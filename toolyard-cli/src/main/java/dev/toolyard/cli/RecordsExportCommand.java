@@ -1,7 +1,7 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.store.jdbc.ExportCursor;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.io.IOException;

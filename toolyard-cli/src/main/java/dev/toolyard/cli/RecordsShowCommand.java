@@ -1,7 +1,7 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Map;

@@ -3,7 +3,7 @@ package dev.toolyard.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.IsolationTier;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.sandbox.TieredSandbox;
 import java.io.PrintWriter;
 import java.io.StringWriter;

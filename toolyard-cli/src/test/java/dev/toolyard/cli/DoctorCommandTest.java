@@ -2,7 +2,7 @@ package dev.toolyard.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tools.jackson.databind.JsonNode;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 package dev.toolyard.contracts;
 
-import com.networknt.schema.Error;
-import com.networknt.schema.Schema;
+import dev.toolyard.builtins.HttpEgress;
 import dev.toolyard.EgressClass;
 import dev.toolyard.InvalidToolSpecException;
 import dev.toolyard.Reason;
@@ -17,8 +16,8 @@ import dev.toolyard.contracts.internal.ManifestReader;
 import dev.toolyard.contracts.internal.Reasons;
 import dev.toolyard.contracts.internal.ValueProblem;
 import dev.toolyard.contracts.internal.Values;
-import dev.toolyard.internal.Json;
-import dev.toolyard.internal.SchemaRules;
+import dev.toolyard.spi.Json;
+import dev.toolyard.Schemas;
 import dev.toolyard.spi.Sandbox;
 import java.io.File;
 import java.io.IOException;
@@ -236,7 +235,7 @@ public final class ToolContract {
             throw new ContractException(manifest.file() + ": [http] is missing, so it cannot be bound to an egress");
         }
         String type = manifest.http().headerTemplates().getOrDefault("Content-Type", "application/json");
-        return new Tool(spec, runtime(scope).http(egress.client(), type));
+        return new Tool(spec, runtime(scope).http(egress, type));
     }
 
     /**
@@ -269,16 +268,9 @@ public final class ToolContract {
         if (parsed == null || !parsed.isObject()) {
             return new DryRun(Optional.of("args_invalid: arguments must be a JSON object"), List.of(), "{}");
         }
-        try {
-            Schema schema = SchemaRules.check(spec.argsSchemaNode());
-            List<Error> errors = schema.validate(parsed);
-            if (!errors.isEmpty()) {
-                Error e = errors.get(0);
-                return new DryRun(Optional.of("args_invalid: " + e.getInstanceLocation() + ": fails \""
-                        + e.getKeyword() + "\""), List.of(), "{}");
-            }
-        } catch (SchemaRules.Violation v) {
-            throw new AssertionError("the spec's own schema failed its rules", v);
+        Optional<String> violation = Schemas.firstViolation(spec, parsed);
+        if (violation.isPresent()) {
+            return new DryRun(Optional.of("args_invalid: " + violation.get()), List.of(), "{}");
         }
         try {
             ContractRuntime.Prepared p = runtime.prepare((ObjectNode) parsed, workspace);

@@ -1,5 +1,6 @@
 package dev.toolyard.contracts;
 
+import dev.toolyard.builtins.HttpEgress;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.InMemoryToolCallStore;
@@ -15,8 +16,8 @@ import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.builtins.FetchLimits;
 import dev.toolyard.builtins.Resolver;
-import dev.toolyard.internal.Json;
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Json;
+import dev.toolyard.spi.Text;
 import dev.toolyard.testing.LoopbackOnlySockets;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,5 +1,7 @@
 package dev.toolyard.internal;
 
+import dev.toolyard.spi.Text;
+import dev.toolyard.spi.Json;
 import com.networknt.schema.regex.RegularExpressions;
 import java.math.BigDecimal;
 import java.math.BigInteger;

@@ -1,5 +1,6 @@
 package dev.toolyard.internal;
 
+import dev.toolyard.spi.Json;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.List;

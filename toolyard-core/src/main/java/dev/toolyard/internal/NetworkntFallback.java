@@ -1,5 +1,7 @@
 package dev.toolyard.internal;
 
+import dev.toolyard.spi.Text;
+import dev.toolyard.spi.Json;
 import com.networknt.schema.Error;
 import com.networknt.schema.ExecutionConfig;
 import com.networknt.schema.ExecutionContext;

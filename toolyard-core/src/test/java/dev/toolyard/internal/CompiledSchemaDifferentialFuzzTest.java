@@ -1,5 +1,6 @@
 package dev.toolyard.internal;
 
+import dev.toolyard.spi.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;

@@ -9,7 +9,7 @@ import dev.toolyard.IsolationTier;
 import dev.toolyard.IsolationUnavailableException;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.SubprocessResult;
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import dev.toolyard.sandbox.internal.SeccompArch;
 import dev.toolyard.sandbox.internal.SeccompFilter;
 import dev.toolyard.sandbox.internal.SyscallProbe;

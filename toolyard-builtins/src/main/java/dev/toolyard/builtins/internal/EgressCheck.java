@@ -1,5 +1,7 @@
 package dev.toolyard.builtins.internal;
 
+import dev.toolyard.builtins.IpLiterals;
+import dev.toolyard.builtins.AddressClass;
 import dev.toolyard.Reason;
 import dev.toolyard.builtins.Resolver;
 import java.net.InetAddress;

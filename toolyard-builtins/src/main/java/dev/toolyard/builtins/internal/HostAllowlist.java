@@ -1,5 +1,7 @@
 package dev.toolyard.builtins.internal;
 
+import dev.toolyard.builtins.IpLiterals;
+import dev.toolyard.builtins.AddressClass;
 import java.net.IDN;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,5 +1,6 @@
 package dev.toolyard.builtins.internal;
 
+import dev.toolyard.builtins.AddressClass;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,7 @@
 package dev.toolyard.builtins.internal;
 
+import dev.toolyard.builtins.IpLiterals;
+import dev.toolyard.builtins.AddressClass;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetAddress;

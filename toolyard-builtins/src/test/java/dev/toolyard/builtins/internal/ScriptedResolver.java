@@ -1,5 +1,6 @@
 package dev.toolyard.builtins.internal;
 
+import dev.toolyard.builtins.IpLiterals;
 import dev.toolyard.builtins.Resolver;
 import java.net.Inet6Address;
 import java.net.InetAddress;

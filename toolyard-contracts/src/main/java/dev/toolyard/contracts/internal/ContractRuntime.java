@@ -6,10 +6,9 @@ import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolHandler;
 import dev.toolyard.ToolOutput;
-import dev.toolyard.builtins.internal.EgressClient;
-import dev.toolyard.builtins.internal.FetchProblem;
-import dev.toolyard.internal.Json;
-import dev.toolyard.internal.Text;
+import dev.toolyard.builtins.HttpEgress;
+import dev.toolyard.spi.Json;
+import dev.toolyard.spi.Text;
 import dev.toolyard.spi.IsolatedRunner;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -180,7 +179,7 @@ public final class ContractRuntime {
      * @param bodyType the request body's content type
      * @return the handler to register
      */
-    public ToolHandler http(EgressClient client, String bodyType) {
+    public ToolHandler http(HttpEgress client, String bodyType) {
         Manifest.Http http = manifest.http();
         return (toolArgs, context) -> {
             Prepared p;
@@ -196,11 +195,11 @@ public final class ContractRuntime {
             Instant started = context.clock().instant();
             long deadline = System.nanoTime()
                     + Math.min(context.timeout().toNanos(), Duration.ofSeconds(manifest.tool().timeoutSeconds()).toNanos());
-            EgressClient.Answer answer;
+            HttpEgress.Answer answer;
             try {
                 answer = client.send(http.method(), url, headers, body, bodyType, deadline);
-            } catch (FetchProblem problem) {
-                return problem.toOutput();
+            } catch (HttpEgress.Stopped stopped) {
+                return stopped.toOutput();
             }
             Instant ended = context.clock().instant();
             int code = answer.status();

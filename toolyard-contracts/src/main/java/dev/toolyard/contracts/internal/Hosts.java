@@ -1,7 +1,7 @@
 package dev.toolyard.contracts.internal;
 
-import dev.toolyard.builtins.internal.AddressClass;
-import dev.toolyard.builtins.internal.IpLiterals;
+import dev.toolyard.builtins.AddressClass;
+import dev.toolyard.builtins.IpLiterals;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;

@@ -1,6 +1,6 @@
 package dev.toolyard.contracts.internal;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;

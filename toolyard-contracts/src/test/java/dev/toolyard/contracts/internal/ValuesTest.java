@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.Reason;
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;

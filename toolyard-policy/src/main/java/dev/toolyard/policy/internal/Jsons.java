@@ -1,10 +1,10 @@
 package dev.toolyard.policy.internal;
 
+import dev.toolyard.spi.Json;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -15,9 +15,8 @@ import tools.jackson.databind.node.JsonNodeFactory;
  * Stateless; thread-safe.
  */
 public final class Jsons {
-    /** A mapper that refuses duplicate keys; thread-safe. */
-    public static final JsonMapper MAPPER = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    /** Core's one mapper for model input ({@link Json#MAPPER}): duplicate keys refused, depth bounded; thread-safe. */
+    public static final JsonMapper MAPPER = Json.MAPPER;
     /** Builds nodes. */
     public static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 

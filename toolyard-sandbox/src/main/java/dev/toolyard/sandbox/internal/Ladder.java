@@ -2,7 +2,7 @@ package dev.toolyard.sandbox.internal;
 
 import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import dev.toolyard.sandbox.ResourceLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;

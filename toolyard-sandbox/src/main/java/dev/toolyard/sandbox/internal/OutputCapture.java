@@ -1,6 +1,6 @@
 package dev.toolyard.sandbox.internal;
 
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

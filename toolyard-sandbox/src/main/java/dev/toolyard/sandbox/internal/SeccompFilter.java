@@ -1,6 +1,6 @@
 package dev.toolyard.sandbox.internal;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.sandbox.internal.DeniedCall.AnyFlagSet;
 import dev.toolyard.sandbox.internal.DeniedCall.ArgIn;
 import dev.toolyard.sandbox.internal.DeniedCall.ArgNotIn;

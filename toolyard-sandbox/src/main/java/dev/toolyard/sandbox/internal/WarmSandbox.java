@@ -1,6 +1,6 @@
 package dev.toolyard.sandbox.internal;
 
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;

@@ -1,6 +1,6 @@
 package dev.toolyard.sandbox.internal;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;

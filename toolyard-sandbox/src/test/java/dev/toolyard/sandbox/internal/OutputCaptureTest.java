@@ -3,7 +3,7 @@ package dev.toolyard.sandbox.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.toolyard.internal.Text;
+import dev.toolyard.spi.Text;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package dev.toolyard.sandbox.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.toolyard.internal.Json;
+import dev.toolyard.spi.Json;
 import dev.toolyard.sandbox.Hosts;
 import java.io.IOException;
 import java.io.InputStream;

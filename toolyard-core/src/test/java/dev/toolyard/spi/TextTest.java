@@ -1,4 +1,4 @@
-package dev.toolyard.internal;
+package dev.toolyard.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

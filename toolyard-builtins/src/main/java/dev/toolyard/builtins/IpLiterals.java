@@ -1,4 +1,4 @@
-package dev.toolyard.builtins.internal;
+package dev.toolyard.builtins;
 
 import java.math.BigInteger;
 import java.util.ArrayList;

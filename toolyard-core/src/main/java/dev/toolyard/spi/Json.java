@@ -1,4 +1,4 @@
-package dev.toolyard.internal;
+package dev.toolyard.spi;
 
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.StreamReadFeature;

@@ -1,4 +1,4 @@
-package dev.toolyard.internal;
+package dev.toolyard.spi;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
