@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallReader;
 import dev.toolyard.spi.ToolCallStore;
 import java.util.ArrayList;

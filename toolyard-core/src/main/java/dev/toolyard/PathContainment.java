@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.spi.PathPolicy;
 import java.io.IOException;
 import java.nio.file.FileSystems;

@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ToolCallStart;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

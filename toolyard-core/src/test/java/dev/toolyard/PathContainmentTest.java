@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.PathDecision;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

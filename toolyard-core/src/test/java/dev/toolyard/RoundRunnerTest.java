@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ToolCallStart;
 import static dev.toolyard.Fixtures.context;
 import static dev.toolyard.Fixtures.spec;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,8 @@
 package dev.toolyard;
 
+import dev.toolyard.spi.ToolCallStart;
+import dev.toolyard.spi.SubprocessResult;
+import dev.toolyard.spi.PathDecision;
 import static dev.toolyard.Fixtures.context;
 import static dev.toolyard.Fixtures.echo;
 import static dev.toolyard.Fixtures.executor;

@@ -2,7 +2,7 @@ package dev.toolyard.benchmarks;
 
 import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallStore;
 
 /**

@@ -1,7 +1,7 @@
 package dev.toolyard.benchmarks;
 
 import dev.toolyard.PathContainment;
-import dev.toolyard.PathDecision;
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.SandboxPaths;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package dev.toolyard.benchmarks;
 
 import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.sandbox.IsolationReport;
 import dev.toolyard.sandbox.TieredSandbox;
 import java.io.File;

@@ -4,7 +4,7 @@ import dev.toolyard.EgressClass;
 import dev.toolyard.Reason;
 import dev.toolyard.RiskClass;
 import dev.toolyard.spi.IsolatedRunner;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.Tool;
 import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolContext;

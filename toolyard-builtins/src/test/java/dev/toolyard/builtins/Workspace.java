@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathAccess;
 import dev.toolyard.PathContainment;
-import dev.toolyard.PathDecision;
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolOutput;
 import dev.toolyard.Tool;

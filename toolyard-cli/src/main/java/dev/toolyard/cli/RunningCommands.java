@@ -1,9 +1,9 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.IsolationTier;
-import dev.toolyard.PathDecision;
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.spi.Sandbox;
 import java.time.Duration;
 import java.util.List;

@@ -558,18 +558,18 @@ class ToolContractTest {
         }
 
         @Override
-        public dev.toolyard.SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout,
+        public dev.toolyard.spi.SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout,
                 java.util.Map<String, String> env) {
             throw new AssertionError("bind-time test ran a command");
         }
 
         @Override
-        public dev.toolyard.PathDecision resolveRead(String candidate, SandboxPaths paths) {
+        public dev.toolyard.spi.PathDecision resolveRead(String candidate, SandboxPaths paths) {
             throw new AssertionError("unused");
         }
 
         @Override
-        public dev.toolyard.PathDecision resolveWrite(String candidate, SandboxPaths paths) {
+        public dev.toolyard.spi.PathDecision resolveWrite(String candidate, SandboxPaths paths) {
             throw new AssertionError("unused");
         }
     }

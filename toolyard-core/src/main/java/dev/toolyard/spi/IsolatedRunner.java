@@ -1,9 +1,9 @@
 package dev.toolyard.spi;
 
 import dev.toolyard.IsolationTier;
-import dev.toolyard.IsolationUnavailableException;
+import dev.toolyard.spi.IsolationUnavailableException;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.toolyard.spi;
 
-import dev.toolyard.PathDecision;
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.SandboxPaths;
 
 /**

@@ -2,7 +2,7 @@ package dev.toolyard.spi;
 
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 
 /**
  * Where the executor writes its record of every call. Implementations must be thread-safe. A method

@@ -20,7 +20,7 @@ import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolRegistry;

@@ -12,7 +12,7 @@ import dev.toolyard.RiskClass;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolOutput;

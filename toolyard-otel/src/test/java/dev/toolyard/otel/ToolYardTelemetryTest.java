@@ -13,7 +13,7 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolCallRequest;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolOutput;

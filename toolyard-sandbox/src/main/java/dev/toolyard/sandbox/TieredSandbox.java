@@ -1,12 +1,12 @@
 package dev.toolyard.sandbox;
 
 import dev.toolyard.IsolationTier;
-import dev.toolyard.IsolationUnavailableException;
+import dev.toolyard.spi.IsolationUnavailableException;
 import dev.toolyard.PathContainment;
-import dev.toolyard.PathDecision;
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.spi.Sandbox;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.sandbox.internal.BindSet;
 import dev.toolyard.sandbox.internal.Ladder;
 import dev.toolyard.sandbox.internal.SandboxIds;

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.IsolationTier;
-import dev.toolyard.IsolationUnavailableException;
+import dev.toolyard.spi.IsolationUnavailableException;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.spi.Text;
 import dev.toolyard.sandbox.internal.SeccompArch;
 import dev.toolyard.sandbox.internal.SeccompFilter;

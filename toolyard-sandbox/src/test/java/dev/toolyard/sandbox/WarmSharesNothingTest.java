@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

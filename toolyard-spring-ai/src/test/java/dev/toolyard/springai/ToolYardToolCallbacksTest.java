@@ -8,7 +8,7 @@ import dev.toolyard.PathContainment;
 import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;

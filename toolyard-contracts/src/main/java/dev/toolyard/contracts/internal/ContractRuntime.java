@@ -1,7 +1,7 @@
 package dev.toolyard.contracts.internal;
 
 import dev.toolyard.Reason;
-import dev.toolyard.SubprocessResult;
+import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolHandler;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.InMemoryToolCallStore;
 import dev.toolyard.PathContainment;
-import dev.toolyard.PathDecision;
+import dev.toolyard.spi.PathDecision;
 import dev.toolyard.Reason;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.spi.PathPolicy;

@@ -3,7 +3,7 @@ package dev.toolyard.store.jdbc;
 import dev.toolyard.StoreFailureException;
 import dev.toolyard.spi.ToolCallReader;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallStore;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.store.jdbc.internal.CallTable;

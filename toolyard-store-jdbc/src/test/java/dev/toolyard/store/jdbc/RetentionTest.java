@@ -80,7 +80,7 @@ class RetentionTest {
 
         static ToolCallRecord record(String id, Instant startedAt, boolean markOnly) {
             if (markOnly) {
-                return ToolCallRecord.interrupted(new dev.toolyard.ToolCallStart(id, "inv-" + id.hashCode() % 7, "run",
+                return ToolCallRecord.interrupted(new dev.toolyard.spi.ToolCallStart(id, "inv-" + id.hashCode() % 7, "run",
                         "{\"n\":1}", TestRecords.SHA, false, startedAt));
             }
             return new ToolCallRecord(id, "inv-" + id.hashCode() % 7, id.hashCode() % 2 == 0 ? "read" : "write",

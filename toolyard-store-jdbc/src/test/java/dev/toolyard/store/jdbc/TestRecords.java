@@ -2,7 +2,7 @@ package dev.toolyard.store.jdbc;
 
 import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolCallStart;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.ToolStatus;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.toolyard;
+package dev.toolyard.spi;
 
 import java.nio.file.Path;
 import java.util.Objects;

@@ -1,4 +1,6 @@
-package dev.toolyard;
+package dev.toolyard.spi;
+
+import dev.toolyard.ToolYardException;
 
 /**
  * Thrown by {@link dev.toolyard.spi.IsolatedRunner#runIsolated} when the host has no isolation tier. ToolYard never runs a

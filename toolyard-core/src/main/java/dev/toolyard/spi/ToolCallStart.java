@@ -1,5 +1,6 @@
-package dev.toolyard;
+package dev.toolyard.spi;
 
+import dev.toolyard.ToolCallRecord;
 import java.time.Instant;
 import java.util.Objects;
 

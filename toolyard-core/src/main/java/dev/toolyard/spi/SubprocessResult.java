@@ -1,5 +1,6 @@
-package dev.toolyard;
+package dev.toolyard.spi;
 
+import dev.toolyard.IsolationTier;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
