@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import java.util.Optional;
 import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallStore;
 import java.time.Duration;
@@ -87,7 +88,7 @@ final class CallRecorder {
 
     private static ToolCallRecord record(Call call, OutputCap.Ending e) {
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
-        return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(), e.reason(),
+        return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(), Optional.ofNullable(e.reason()),
                 e.detail(), call.recordedArguments(), call.digest, call.redacted(), e.summary(), call.startedAt,
                 duration, call.requestCallId, call.approver(), call.agent, call.shadowDenial);
     }

@@ -17,7 +17,7 @@ import java.util.Optional;
  * @param invocationId the invocation's id; never {@code null}
  * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
  * @param status how it ended; never {@code null}
- * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+ * @param reason why, for every status but OK and INTERRUPTED; empty otherwise; never {@code null}
  * @param reasonDetail details of the reason; never {@code null}
  * @param arguments the arguments as kept (see above); never {@code null}
  * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
@@ -42,7 +42,7 @@ public record ToolCallRecord(
         String invocationId,
         String toolName,
         ToolStatus status,
-        Reason reason,
+        Optional<Reason> reason,
         String reasonDetail,
         String arguments,
         String argumentsSha256,
@@ -62,7 +62,7 @@ public record ToolCallRecord(
      * @param invocationId the invocation's id; never {@code null}
      * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
      * @param status how it ended; never {@code null}
-     * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+     * @param reason why, for every status but OK and INTERRUPTED; empty otherwise; never {@code null}
      * @param reasonDetail details of the reason; never {@code null}
      * @param arguments the arguments as kept (see above); never {@code null}
      * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
@@ -81,6 +81,7 @@ public record ToolCallRecord(
         Objects.requireNonNull(invocationId, "invocationId");
         Objects.requireNonNull(toolName, "toolName");
         Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(reasonDetail, "reasonDetail");
         Objects.requireNonNull(arguments, "arguments");
         Objects.requireNonNull(argumentsSha256, "argumentsSha256");
@@ -92,8 +93,9 @@ public record ToolCallRecord(
         Objects.requireNonNull(agent, "agent");
         Objects.requireNonNull(shadowDenial, "shadowDenial");
         boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
-        if (needsReason != (reason != null) || (reason != null && reason.status() != status)) {
-            throw new IllegalArgumentException("status " + status + " does not agree with reason " + reason);
+        if (needsReason != reason.isPresent() || reason.filter(r -> r.status() != status).isPresent()) {
+            throw new IllegalArgumentException("status " + status + " does not agree with reason "
+                    + reason.map(Reason::wireName).orElse("(none)"));
         }
     }
 
@@ -120,7 +122,7 @@ public record ToolCallRecord(
     public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId, String approver) {
-        this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments, argumentsSha256,
                 argumentsRedacted, summary, startedAt, duration, requestCallId, approver, "", "");
     }
 
@@ -146,7 +148,7 @@ public record ToolCallRecord(
     public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId) {
-        this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments, argumentsSha256,
                 argumentsRedacted, summary, startedAt, duration, requestCallId, "", "", "");
     }
 
@@ -170,7 +172,7 @@ public record ToolCallRecord(
     public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration) {
-        this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments, argumentsSha256,
                 argumentsRedacted, summary, startedAt, duration, "", "", "", "");
     }
 
@@ -194,10 +196,6 @@ public record ToolCallRecord(
         return shadowDenial.isEmpty() ? Optional.empty() : Optional.of(shadowDenial);
     }
 
-    /** @return the reason as an optional; empty for OK and INTERRUPTED */
-    public Optional<Reason> reasonOptional() {
-        return Optional.ofNullable(reason);
-    }
 
     /**
      * The record a store reads back for a call that was marked as started but never completed.
@@ -206,7 +204,7 @@ public record ToolCallRecord(
      * @return an {@link ToolStatus#INTERRUPTED} record
      */
     public static ToolCallRecord interrupted(ToolCallStart start) {
-        return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, null,
+        return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, Optional.empty(),
                 "started, no completion recorded", start.arguments(), start.argumentsSha256(),
                 start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(),
                 start.approver(), start.agent(), start.shadowDenial());

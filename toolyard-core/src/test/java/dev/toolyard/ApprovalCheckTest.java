@@ -112,7 +112,7 @@ class ApprovalCheckTest {
         assertThat(r.status()).isEqualTo(ToolStatus.REFUSED);
         assertThat(r.reasonDetail()).startsWith("denied: not today.").hasSizeLessThanOrEqualTo(OutputCap.MAX_DETAIL_CHARS + 1);
         assertThat(ran).hasValue(0);
-        assertThat(last().reason()).isEqualTo(Reason.APPROVAL_DENIED);
+        assertThat(last().reason()).contains(Reason.APPROVAL_DENIED);
         assertThat(last().approver()).isEqualTo("reviewer-2");
         assertThat(last().reasonDetail()).isEqualTo(r.reasonDetail());
     }
@@ -130,7 +130,7 @@ class ApprovalCheckTest {
         assertThat(r.reasonDetail()).contains("within 200 ms");
         assertThat(ran).hasValue(0);
         assertThat(never).isCancelled();
-        assertThat(last().reason()).isEqualTo(Reason.APPROVAL_TIMEOUT);
+        assertThat(last().reason()).contains(Reason.APPROVAL_TIMEOUT);
         assertThat(last().approver()).isEmpty();
         never.complete(ApprovalDecision.approve("too late"));
         assertThat(ran).as("a late approval runs nothing").hasValue(0);
@@ -165,7 +165,7 @@ class ApprovalCheckTest {
         assertThat(r.reason()).as(how).contains(Reason.APPROVAL_DENIED);
         assertThat(r.reasonDetail()).doesNotContain("review service is down").doesNotContain("boom");
         assertThat(ran).hasValue(0);
-        assertThat(last().reason()).isEqualTo(Reason.APPROVAL_DENIED);
+        assertThat(last().reason()).contains(Reason.APPROVAL_DENIED);
     }
 
     @Test

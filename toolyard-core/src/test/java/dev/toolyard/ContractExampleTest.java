@@ -53,7 +53,7 @@ class ContractExampleTest {
             ToolCallRecord r = store.records().get(i);
             assertThat(r.callId()).isEqualTo(results[i].callId());
             assertThat(r.status()).isEqualTo(results[i].status());
-            assertThat(r.reasonOptional()).isEqualTo(results[i].reason());
+            assertThat(r.reason()).isEqualTo(results[i].reason());
         }
     }
 

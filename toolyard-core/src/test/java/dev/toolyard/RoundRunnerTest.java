@@ -101,7 +101,7 @@ class RoundRunnerTest {
         store.records().forEach(r -> byId.put(r.callId(), r));
         for (ToolResult r : results) {
             assertThat(byId.get(r.callId()).status()).isEqualTo(r.status());
-            assertThat(byId.get(r.callId()).reasonOptional()).isEqualTo(r.reason());
+            assertThat(byId.get(r.callId()).reason()).isEqualTo(r.reason());
             assertThat(byId.get(r.callId()).toolName()).isEqualTo("echo");
         }
         assertThat(Reason.ROUND_LIMIT.wireName()).isEqualTo("round_limit");

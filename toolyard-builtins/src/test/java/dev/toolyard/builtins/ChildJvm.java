@@ -122,7 +122,7 @@ final class ChildJvm {
                 line.put("detail", r.reasonDetail());
                 line.put("content", r.content());
                 line.put("recordStatus", record.status().name());
-                line.put("recordReason", record.reasonOptional().map(x -> x.wireName()).orElse(""));
+                line.put("recordReason", record.reason().map(x -> x.wireName()).orElse(""));
                 out.append(JSON.writeValueAsString(line)).append('\n');
             }
             System.out.print(out);

@@ -133,7 +133,7 @@ class RunCommandToolTest {
         ToolResult r = run(blind, Duration.ofSeconds(5), "touch", "ran");
         assertThat(r.reason()).contains(Reason.ISOLATION_UNAVAILABLE);
         assertThat(work.resolve("ran")).doesNotExist();
-        assertThat(store.records()).extracting(ToolCallRecord::reason).containsExactly(Reason.ISOLATION_UNAVAILABLE);
+        assertThat(store.records()).extracting(rec -> rec.reason().orElse(null)).containsExactly(Reason.ISOLATION_UNAVAILABLE);
     }
 
     @Test

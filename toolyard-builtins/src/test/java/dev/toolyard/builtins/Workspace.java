@@ -84,7 +84,7 @@ final class Workspace {
         assertThat(record.callId()).isEqualTo(result.callId());
         assertThat(record.toolName()).isEqualTo(tool);
         assertThat(record.status()).isEqualTo(result.status());
-        assertThat(record.reasonOptional()).isEqualTo(result.reason());
+        assertThat(record.reason()).isEqualTo(result.reason());
         assertThat(record.reasonDetail()).isEqualTo(result.reasonDetail());
         for (String seen : List.of(result.content(), result.reasonDetail(), record.summary())) {
             assertThat(seen).doesNotContain(base.toString());

@@ -86,7 +86,7 @@ final class RecordsCommand implements Callable<Integer> {
         Table table = new Table("started (UTC)", "invocation", "tool", "status", "reason", "ms", "call id");
         for (ToolCallRecord r : records) {
             table.row(r.startedAt().toString(), r.invocationId(), r.toolName(), r.status().wireName(),
-                    r.reason() == null ? "" : r.reason().wireName(),
+                    r.reason().map(x -> x.wireName()).orElse(""),
                     String.format("%.1f", r.duration().toNanos() / 1e6), r.callId());
         }
         table.print(out);

@@ -1,5 +1,6 @@
 package dev.toolyard.cli;
 
+import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolyard.Reason;
@@ -33,7 +34,7 @@ class RecordsExportCommandTest {
     static ToolCallRecord at(String id, Instant startedAt, String summary) {
         boolean failed = id.hashCode() % 3 == 0;
         return new ToolCallRecord(id, "inv-" + id.length(), "read_file", failed ? ToolStatus.FAILED : ToolStatus.OK,
-                failed ? Reason.FILE_NOT_FOUND : null, failed ? "no such file" : "", "{\"n\":\"" + id + "\"}",
+                failed ? Optional.of(Reason.FILE_NOT_FOUND) : Optional.empty(), failed ? "no such file" : "", "{\"n\":\"" + id + "\"}",
                 RecordsCommandTest.SHA, false, summary, startedAt, Duration.ofMillis(7), "req-" + id, "", "agent-a", "");
     }
 
@@ -54,7 +55,7 @@ class RecordsExportCommandTest {
         ToolStatus status = ToolStatus.fromWireName(n.get("status").asString());
         return new ToolCallRecord(n.get("callId").asString(), n.get("invocationId").asString(),
                 n.get("toolName").asString(), status,
-                n.get("reason").isNull() ? null : Reason.fromRecord(n.get("reason").asString(), status),
+                n.get("reason").isNull() ? Optional.empty() : Optional.of(Reason.fromRecord(n.get("reason").asString(), status)),
                 n.get("reasonDetail").asString(), n.get("arguments").asString(), n.get("argumentsSha256").asString(),
                 n.get("argumentsRedacted").asBoolean(), n.get("summary").asString(),
                 Instant.parse(n.get("startedAt").asString()), Duration.parse(n.get("duration").asString()),

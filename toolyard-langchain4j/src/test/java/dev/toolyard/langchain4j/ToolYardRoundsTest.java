@@ -151,10 +151,10 @@ class ToolYardRoundsTest {
         // What was recorded: all 40 under the framework's ids, the 4 invented names too.
         List<ToolCallRecord> records = store.records();
         assertThat(records).hasSize(40);
-        assertThat(records).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT).extracting(ToolCallRecord::requestCallId)
+        assertThat(records).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT).extracting(ToolCallRecord::requestCallId)
                 .containsExactlyInAnyOrder("call-32", "call-33", "call-34", "call-35", "call-36", "call-37",
                         "call-38", "call-39");
-        assertThat(records).filteredOn(r -> r.reason() == Reason.UNKNOWN_TOOL).extracting(ToolCallRecord::requestCallId)
+        assertThat(records).filteredOn(r -> r.reason().orElse(null) == Reason.UNKNOWN_TOOL).extracting(ToolCallRecord::requestCallId)
                 .containsExactlyInAnyOrder("call-3", "call-10", "call-20");
         assertThat(records).filteredOn(r -> r.toolName().startsWith("invented_")).hasSize(4);
         assertThat(records).extracting(ToolCallRecord::invocationId).containsOnly(records.get(0).invocationId());

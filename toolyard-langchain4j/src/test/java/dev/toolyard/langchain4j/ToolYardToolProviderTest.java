@@ -128,7 +128,7 @@ class ToolYardToolProviderTest {
                 .containsExactly("read_file", "read_file", "delete_everything", "read_file");
         assertThat(records).extracting(ToolCallRecord::status).containsExactly(
                 ToolStatus.OK, ToolStatus.REFUSED, ToolStatus.REFUSED, ToolStatus.REFUSED);
-        assertThat(records).extracting(ToolCallRecord::reason).containsExactly(
+        assertThat(records).extracting(rec -> rec.reason().orElse(null)).containsExactly(
                 null, Reason.PATH_ESCAPE, Reason.UNKNOWN_TOOL, Reason.ARGS_INVALID);
         // The framework's call ids, the hallucinated one's included, are on the records.
         assertThat(records).extracting(ToolCallRecord::requestCallId)
@@ -164,7 +164,7 @@ class ToolYardToolProviderTest {
         assertThat(assistant.chat("go")).isEqualTo("done");
 
         assertThat(store.records()).singleElement().satisfies(r -> {
-            assertThat(r.reason()).isEqualTo(Reason.UNKNOWN_TOOL);
+            assertThat(r.reason()).contains(Reason.UNKNOWN_TOOL);
             assertThat(r.requestCallId()).isEqualTo("c1");
             assertThat(r.invocationId()).isEqualTo(invocationIds.get(0));
         });

@@ -1,5 +1,6 @@
 package dev.toolyard.otel;
 
+import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.spi.ToolCallEvent;
@@ -89,11 +90,11 @@ public final class ToolYardAuditLog {
             } catch (ArithmeticException e) {
                 // a duration past 292 years has no nanosecond count; the timestamp still says when it ended
             }
-            if (r.reason() != null) {
-                b.setAttribute(REASON, r.reason().wireName());
+            if (r.reason().isPresent()) {
+                b.setAttribute(REASON, r.reason().get().wireName());
             }
             if (!ok) {
-                b.setAttribute(ERROR_TYPE, r.reason() != null ? r.reason().wireName() : r.status().wireName());
+                b.setAttribute(ERROR_TYPE, r.reason().map(Reason::wireName).orElse(r.status().wireName()));
             }
             putIfSet(b, REQUEST_CALL_ID, r.requestCallId());
             putIfSet(b, APPROVER, r.approver());

@@ -1,5 +1,6 @@
 package dev.toolyard.policy;
 
+import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,7 +21,7 @@ class CallSourcesTest {
     Path tmp;
 
     private static ToolCallRecord record(String args, String sha, boolean redacted, ToolStatus status, Reason reason) {
-        return new ToolCallRecord("c", "inv", "t", status, reason, "", args, sha, redacted, "", Instant.EPOCH,
+        return new ToolCallRecord("c", "inv", "t", status, Optional.ofNullable(reason), "", args, sha, redacted, "", Instant.EPOCH,
                 Duration.ZERO, "", "", "bot", "");
     }
 

@@ -1,5 +1,6 @@
 package dev.toolyard.policy;
 
+import dev.toolyard.Reason;
 import dev.toolyard.EgressClass;
 import dev.toolyard.PathContainment;
 import dev.toolyard.SandboxPaths;
@@ -252,7 +253,7 @@ final class Workload implements AutoCloseable {
         List<String> out = new ArrayList<>();
         for (ToolCallRecord r : records) {
             out.add(String.join(" | ", r.agent(), r.invocationId(), r.toolName(), r.status().wireName(),
-                    r.reason() == null ? "" : r.reason().wireName(), r.reasonDetail().replaceAll(":\\d+", ":PORT"),
+                    r.reason().map(Reason::wireName).orElse(""), r.reasonDetail().replaceAll(":\\d+", ":PORT"),
                     r.arguments().replaceAll(":\\d+/", ":PORT/"), r.argumentsSha256().length() + "",
                     String.valueOf(r.argumentsRedacted()), r.summary().replaceAll(":\\d+", ":PORT"),
                     r.startedAt().toString()));

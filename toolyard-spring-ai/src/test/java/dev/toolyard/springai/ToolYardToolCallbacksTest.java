@@ -1,5 +1,6 @@
 package dev.toolyard.springai;
 
+import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -72,7 +73,7 @@ class ToolYardToolCallbacksTest {
         assertThat(ok).isEqualTo("Ship 0.1.0.");
         assertThat(escape).startsWith("Tool 'read_file' - path_escape");
         assertThat(store.records()).extracting(ToolCallRecord::invocationId).containsExactly("inv-7", "null");
-        assertThat(store.records()).extracting(ToolCallRecord::reason).containsExactly(null, Reason.PATH_ESCAPE);
+        assertThat(store.records()).extracting(ToolCallRecord::reason).containsExactly(Optional.empty(), Optional.of(Reason.PATH_ESCAPE));
         assertThat(store.records()).extracting(ToolCallRecord::requestCallId).containsOnly("");
     }
 
@@ -91,7 +92,7 @@ class ToolYardToolCallbacksTest {
         assertThat(store.records()).hasSize(2 * inputs.size()).extracting(ToolCallRecord::status)
                 .containsOnly(ToolStatus.REFUSED);
         assertThat(store.records()).filteredOn(r -> r.toolName().equals("write_file"))
-                .extracting(ToolCallRecord::reason).containsOnly(Reason.NOT_ALLOWLISTED);
+                .extracting(ToolCallRecord::reason).containsOnly(Optional.of(Reason.NOT_ALLOWLISTED));
     }
 
     @Test

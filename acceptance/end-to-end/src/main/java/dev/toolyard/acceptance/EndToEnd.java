@@ -111,7 +111,7 @@ public final class EndToEnd {
             checks.that(blind.isolationTier() == IsolationTier.UNAVAILABLE, "(c) the narrowed probe sees no tier");
             checks.that(r.reason().orElse(null) == Reason.ISOLATION_UNAVAILABLE, "(c) run_command is refused: " + r);
             List<ToolCallRecord> records = store.byInvocation("acceptance-c");
-            checks.that(records.size() == 1 && records.get(0).reason() == Reason.ISOLATION_UNAVAILABLE
+            checks.that(records.size() == 1 && records.get(0).reason().orElse(null) == Reason.ISOLATION_UNAVAILABLE
                     && !records.get(0).reasonDetail().isEmpty(), "(c) the record says why: "
                     + (records.isEmpty() ? "none" : records.get(0).reasonDetail()));
         }

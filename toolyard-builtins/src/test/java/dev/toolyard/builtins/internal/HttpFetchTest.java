@@ -714,7 +714,7 @@ class HttpFetchTest {
         fetch(tool, "file:///etc/passwd");
         assertThat(store.records()).extracting(ToolCallRecord::status)
                 .containsExactly(ToolStatus.OK, ToolStatus.REFUSED, ToolStatus.REFUSED);
-        assertThat(store.records()).extracting(ToolCallRecord::reasonOptional).containsExactly(
+        assertThat(store.records()).extracting(ToolCallRecord::reason).containsExactly(
                 java.util.Optional.empty(), java.util.Optional.of(Reason.LINK_LOCAL_ADDRESS),
                 java.util.Optional.of(Reason.SCHEME_NOT_ALLOWED));
     }
@@ -758,7 +758,7 @@ class HttpFetchTest {
         assertThat(r.status()).isEqualTo(reason.status());
         assertThat(server.getRequestCount()).as("requests the server saw").isEqualTo(requestsSeen);
         ToolCallRecord last = store.records().get(store.records().size() - 1);
-        assertThat(last.reasonOptional()).contains(reason);
+        assertThat(last.reason()).contains(reason);
     }
 
     private String url(String path) {

@@ -1,5 +1,6 @@
 package dev.toolyard.otel.internal;
 
+import dev.toolyard.Reason;
 import static dev.toolyard.otel.internal.ExecuteToolConventions.CALL_ID;
 import static dev.toolyard.otel.internal.ExecuteToolConventions.ERROR_TYPE;
 import static dev.toolyard.otel.internal.ExecuteToolConventions.EXECUTE_TOOL;
@@ -133,8 +134,8 @@ public final class ExecuteToolObserver implements ToolCallObserver {
         ToolStatus status = record.status();
         span.setAttribute(STATUS, status.wireName());
         if (status != ToolStatus.OK) {
-            String type = record.reason() != null ? record.reason().wireName() : status.wireName();
-            if (record.reason() != null) {
+            String type = record.reason().map(Reason::wireName).orElse(status.wireName());
+            if (record.reason().isPresent()) {
                 span.setAttribute(REASON, type);
             }
             span.setAttribute(ERROR_TYPE, type);

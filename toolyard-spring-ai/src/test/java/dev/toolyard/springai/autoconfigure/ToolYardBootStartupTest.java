@@ -157,8 +157,8 @@ class ToolYardBootStartupTest {
                     Map<String, ToolCallRecord> byId = store.records().stream()
                             .collect(Collectors.toMap(ToolCallRecord::requestCallId, r -> r));
                     assertThat(byId.get("c-staging").approver()).isEqualTo("release-manager");
-                    assertThat(byId.get("c-production").reason()).isEqualTo(Reason.APPROVAL_DENIED);
-                    assertThat(byId.get("c-moon").reason()).isEqualTo(Reason.NOT_APPROVED);
+                    assertThat(byId.get("c-production").reason()).contains(Reason.APPROVAL_DENIED);
+                    assertThat(byId.get("c-moon").reason()).contains(Reason.NOT_APPROVED);
                     assertThat(observed).containsExactlyInAnyOrder("c-staging OK", "c-production REFUSED",
                             "c-moon REFUSED");
                 });
@@ -229,11 +229,11 @@ class ToolYardBootStartupTest {
                     assertThat(answers.subList(32, 40)).allMatch(a -> a.responseData().contains(" - round_limit: "));
                     InMemoryToolCallStore store = (InMemoryToolCallStore) context.getBean(ToolCallStore.class);
                     assertThat(store.records()).hasSize(40);
-                    assertThat(store.records()).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT)
+                    assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT)
                             .extracting(ToolCallRecord::requestCallId)
                             .containsExactlyInAnyOrder("call-32", "call-33", "call-34", "call-35", "call-36", "call-37",
                                     "call-38", "call-39");
-                    assertThat(store.records()).filteredOn(r -> r.reason() == Reason.UNKNOWN_TOOL)
+                    assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.UNKNOWN_TOOL)
                             .extracting(ToolCallRecord::requestCallId).containsExactly("call-3");
                 });
     }

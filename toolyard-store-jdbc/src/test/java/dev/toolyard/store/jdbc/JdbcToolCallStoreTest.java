@@ -403,7 +403,7 @@ class JdbcToolCallStoreTest {
 
             JdbcToolCallStore store = open();
             ToolCallRecord old = withApprover(withRequestCallId(ok("old", "inv", "read_notes"), "tc_old"), "reviewer-0");
-            ToolCallRecord fresh = new ToolCallRecord("new", "inv", "read_notes", ToolStatus.OK, null, "", "{}",
+            ToolCallRecord fresh = new ToolCallRecord("new", "inv", "read_notes", ToolStatus.OK, java.util.Optional.empty(), "", "{}",
                     TestRecords.SHA, false, "", TestRecords.T0, java.time.Duration.ZERO, "tc_new", "reviewer-1",
                     "release-bot", "rule read_notes: would deny");
             store.append(fresh);
@@ -554,7 +554,7 @@ class JdbcToolCallStoreTest {
                     .containsExactly(ran.callId(), unknown.callId(), invalid.callId());
             assertThat(records).extracting(ToolCallRecord::status)
                     .containsExactly(ToolStatus.OK, ToolStatus.REFUSED, ToolStatus.REFUSED);
-            assertThat(records).extracting(ToolCallRecord::reason)
+            assertThat(records).extracting(rec -> rec.reason().orElse(null))
                     .containsExactly(null, Reason.UNKNOWN_TOOL, Reason.ARGS_INVALID);
             assertThat(records.get(0).arguments()).isEqualTo("{\"redacted\":true}").doesNotContain("hunter2");
             assertThat(records.get(0).argumentsRedacted()).isTrue();

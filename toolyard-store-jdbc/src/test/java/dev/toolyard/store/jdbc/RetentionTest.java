@@ -1,5 +1,6 @@
 package dev.toolyard.store.jdbc;
 
+import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -85,7 +86,7 @@ class RetentionTest {
             }
             return new ToolCallRecord(id, "inv-" + id.hashCode() % 7, id.hashCode() % 2 == 0 ? "read" : "write",
                     id.hashCode() % 3 == 0 ? ToolStatus.FAILED : ToolStatus.OK,
-                    id.hashCode() % 3 == 0 ? Reason.HANDLER_ERROR : null, "", "{\"n\":1}", TestRecords.SHA, false,
+                    id.hashCode() % 3 == 0 ? Optional.of(Reason.HANDLER_ERROR) : Optional.empty(), "", "{\"n\":1}", TestRecords.SHA, false,
                     "done " + id, startedAt, Duration.ofMillis(3), "req-" + id, "", "agent", "");
         }
 
@@ -111,10 +112,10 @@ class RetentionTest {
                         p.setString(2, r.invocationId());
                         p.setString(3, r.toolName());
                         p.setString(4, r.status().wireName());
-                        if (r.reason() == null) {
+                        if (r.reason().isEmpty()) {
                             p.setNull(5, Types.VARCHAR);
                         } else {
-                            p.setString(5, r.reason().wireName());
+                            p.setString(5, r.reason().get().wireName());
                         }
                         p.setString(6, r.reasonDetail());
                         p.setString(7, r.arguments());

@@ -29,7 +29,7 @@ final class TestRecords {
     }
 
     static ToolCallRecord withRequestCallId(ToolCallRecord r, String requestCallId) {
-        return new ToolCallRecord(r.callId(), r.invocationId(), r.toolName(), r.status(), r.reason(), r.reasonDetail(),
+        return new ToolCallRecord(r.callId(), r.invocationId(), r.toolName(), r.status(), r.reason().orElse(null), r.reasonDetail(),
                 r.arguments(), r.argumentsSha256(), r.argumentsRedacted(), r.summary(), r.startedAt(), r.duration(),
                 requestCallId);
     }
@@ -41,7 +41,7 @@ final class TestRecords {
     }
 
     static ToolCallRecord withApprover(ToolCallRecord r, String approver) {
-        return new ToolCallRecord(r.callId(), r.invocationId(), r.toolName(), r.status(), r.reason(), r.reasonDetail(),
+        return new ToolCallRecord(r.callId(), r.invocationId(), r.toolName(), r.status(), r.reason().orElse(null), r.reasonDetail(),
                 r.arguments(), r.argumentsSha256(), r.argumentsRedacted(), r.summary(), r.startedAt(), r.duration(),
                 r.requestCallId(), approver);
     }

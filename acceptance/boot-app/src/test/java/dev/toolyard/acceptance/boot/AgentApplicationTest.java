@@ -74,9 +74,9 @@ class AgentApplicationTest {
             Map<String, ToolCallRecord> byId = records.stream()
                     .collect(Collectors.toMap(ToolCallRecord::requestCallId, r -> r));
             assertThat(byId.get("deploy-staging").approver()).isEqualTo("release-bot");
-            assertThat(byId.get("deploy-production").reason()).isEqualTo(Reason.APPROVAL_DENIED);
-            assertThat(byId.get("invented").reason()).isEqualTo(Reason.UNKNOWN_TOOL);
-            assertThat(records).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT).hasSize(8);
+            assertThat(byId.get("deploy-production").reason()).contains(Reason.APPROVAL_DENIED);
+            assertThat(byId.get("invented").reason()).contains(Reason.UNKNOWN_TOOL);
+            assertThat(records).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT).hasSize(8);
         }
     }
 

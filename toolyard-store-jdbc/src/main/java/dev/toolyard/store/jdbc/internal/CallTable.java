@@ -218,7 +218,7 @@ public final class CallTable implements AutoCloseable {
             ToolCallRecord r = w.record();
             Object[] row = {StoredText.encode(r.callId()), StoredText.encode(r.invocationId()),
                     StoredText.encode(r.toolName()), r.status().wireName(),
-                    r.reason() == null ? null : r.reason().wireName(), StoredText.encode(r.reasonDetail()),
+                    r.reason().map(Reason::wireName).orElse(null), StoredText.encode(r.reasonDetail()),
                     StoredText.encode(r.arguments()), StoredText.encode(r.argumentsSha256()), r.argumentsRedacted(),
                     StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
                     r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
@@ -268,10 +268,10 @@ public final class CallTable implements AutoCloseable {
         p.setString(i++, StoredText.encode(r.invocationId()));
         p.setString(i++, StoredText.encode(r.toolName()));
         p.setString(i++, r.status().wireName());
-        if (r.reason() == null) {
+        if (r.reason().isEmpty()) {
             p.setNull(i++, Types.VARCHAR);
         } else {
-            p.setString(i++, r.reason().wireName());
+            p.setString(i++, r.reason().get().wireName());
         }
         p.setString(i++, StoredText.encode(r.reasonDetail()));
         p.setString(i++, StoredText.encode(r.arguments()));
@@ -475,7 +475,7 @@ public final class CallTable implements AutoCloseable {
                     StoredText.decode(rs.getString(2)),
                     StoredText.decode(rs.getString(3)),
                     status,
-                    reason == null ? null : Reason.fromRecord(reason, status), // a tool's own reason reads back too
+                    Optional.ofNullable(reason).map(w -> Reason.fromRecord(w, status)), // a tool's own reason reads back too
                     StoredText.decode(rs.getString(6)),
                     StoredText.decode(rs.getString(7)),
                     StoredText.decode(rs.getString(8)),
