@@ -40,29 +40,29 @@ import java.util.concurrent.ThreadFactory;
  */
 public final class ToolExecutor implements AutoCloseable {
     /** Default cap on the content a model sees, in UTF-8 bytes, truncation label included. */
-    public static final int DEFAULT_MAX_CONTENT_BYTES = 65_536;
+    static final int DEFAULT_MAX_CONTENT_BYTES = 65_536;
     /** Default cap on the summary a record keeps, in UTF-8 bytes. */
-    public static final int DEFAULT_MAX_SUMMARY_BYTES = 4_096;
+    static final int DEFAULT_MAX_SUMMARY_BYTES = 4_096;
     /** Default cap on the arguments accepted, in UTF-8 bytes. */
-    public static final int DEFAULT_MAX_ARGUMENT_BYTES = 1 << 20;
+    static final int DEFAULT_MAX_ARGUMENT_BYTES = 1 << 20;
     /** Arguments above this size are kept in records as their size and digest only. */
-    public static final int RECORD_ARGUMENT_BYTES = 16_384;
+    static final int RECORD_ARGUMENT_BYTES = 16_384;
     /** The floor of any configured cap, so the truncation label always fits. */
-    public static final int MIN_CAP_BYTES = 256;
+    static final int MIN_CAP_BYTES = 256;
     /** Default bound on one tool's running and abandoned handed-off handlers. */
-    public static final int DEFAULT_MAX_HANDLERS_PER_TOOL = 64;
+    static final int DEFAULT_MAX_HANDLERS_PER_TOOL = 64;
     /** Default bound on all running and abandoned handed-off handlers of one executor. */
-    public static final int DEFAULT_MAX_HANDLERS = 256;
+    static final int DEFAULT_MAX_HANDLERS = 256;
     /** Default most calls of one round that run; the rest are refused {@code round_limit}. */
-    public static final int DEFAULT_MAX_CALLS_PER_ROUND = 32;
+    static final int DEFAULT_MAX_CALLS_PER_ROUND = 32;
     /** Default most calls of one round that run at once. */
-    public static final int DEFAULT_ROUND_PARALLELISM = 8;
+    static final int DEFAULT_ROUND_PARALLELISM = 8;
     /** Default wait for the approval gate's answer: 5 minutes. */
-    public static final Duration DEFAULT_APPROVAL_TIMEOUT = Duration.ofMinutes(5);
+    static final Duration DEFAULT_APPROVAL_TIMEOUT = Duration.ofMinutes(5);
     /** Default time a budgeted invocation's count is kept after its last call: 24 hours. */
-    public static final Duration DEFAULT_BUDGET_RETENTION = Duration.ofHours(24);
+    static final Duration DEFAULT_BUDGET_RETENTION = Duration.ofHours(24);
     /** Default most budgeted invocations whose counts one executor keeps at once. */
-    public static final int DEFAULT_MAX_BUDGETED_INVOCATIONS = 100_000;
+    static final int DEFAULT_MAX_BUDGETED_INVOCATIONS = 100_000;
     private static final ToolCallRequest NO_REQUEST = ToolCallRequest.of("", "");
 
     private final Walk<Call, Admitted> checks;
@@ -72,6 +72,7 @@ public final class ToolExecutor implements AutoCloseable {
     private final RoundRunner rounds;
     private final Observers observers;
     private final int maxCallsPerRound;
+    private final Limits limits;
     private volatile boolean closed;
 
     private ToolExecutor(Builder b) {
@@ -94,6 +95,53 @@ public final class ToolExecutor implements AutoCloseable {
         this.rounds = new RoundRunner(Math.min(b.roundParallelism, b.maxHandlersPerTool), b.maxHandlers,
                 RoundRunner.LANE_THREADS);
         this.maxCallsPerRound = b.maxCallsPerRound;
+        this.limits = new Limits(b.maxContentBytes, b.maxSummaryBytes, b.maxArgumentBytes, RECORD_ARGUMENT_BYTES,
+                b.maxHandlersPerTool, b.maxHandlers, b.maxCallsPerRound, b.roundParallelism, b.approvalTimeout,
+                b.budgetRetention, b.maxBudgetedInvocations);
+    }
+
+    /**
+     * The caps and bounds an executor was built with: the configured value of each, or its default. A
+     * read-only view; the defaults are what {@code ToolExecutor.builder(registry, paths).build().limits()}
+     * reports.
+     *
+     * @param maxContentBytes cap on the content a model sees, in UTF-8 bytes, truncation label included; default 65,536
+     * @param maxSummaryBytes cap on the summary a record keeps, in UTF-8 bytes; default 4,096
+     * @param maxArgumentBytes cap on the arguments accepted, in UTF-8 bytes; default 1 MiB
+     * @param recordArgumentBytes arguments above this size are kept in records as their size and digest only;
+     *     16,384, not configurable
+     * @param maxHandlersPerTool bound on one tool's running and abandoned handed-off handlers; default 64
+     * @param maxHandlers bound on all running and abandoned handed-off handlers; default 256
+     * @param maxCallsPerRound most calls of one round that run, the rest refused {@code round_limit}; default 32
+     * @param roundParallelism most calls of one round that run at once; default 8
+     * @param approvalTimeout wait for the approval gate's answer; default 5 minutes
+     * @param budgetRetention how long a budgeted invocation's count is kept after its last call; default 24 hours
+     * @param maxBudgetedInvocations most budgeted invocations whose counts are kept at once; default 100,000
+     */
+    public record Limits(int maxContentBytes, int maxSummaryBytes, int maxArgumentBytes, int recordArgumentBytes,
+            int maxHandlersPerTool, int maxHandlers, int maxCallsPerRound, int roundParallelism,
+            Duration approvalTimeout, Duration budgetRetention, int maxBudgetedInvocations) {
+        /**
+         * Checks nothing: an executor builds it from values its builder already checked.
+         *
+         * @param maxContentBytes cap on the content a model sees
+         * @param maxSummaryBytes cap on the summary a record keeps
+         * @param maxArgumentBytes cap on the arguments accepted
+         * @param recordArgumentBytes size above which records keep only the arguments' size and digest
+         * @param maxHandlersPerTool bound on one tool's handed-off handlers
+         * @param maxHandlers bound on all handed-off handlers
+         * @param maxCallsPerRound most calls of one round that run
+         * @param roundParallelism most calls of one round that run at once
+         * @param approvalTimeout wait for the approval gate's answer
+         * @param budgetRetention how long a budgeted invocation's count is kept
+         * @param maxBudgetedInvocations most budgeted invocations kept at once
+         */
+        public Limits {}
+    }
+
+    /** @return the caps and bounds this executor was built with, defaults included; never {@code null} */
+    public Limits limits() {
+        return limits;
     }
 
     /**

@@ -25,15 +25,15 @@ import javax.net.SocketFactory;
  */
 public final class BuiltinTools {
     /** Default cap of {@code read_file}: 1 MiB. A larger file is refused whole ({@code too_large}). */
-    public static final long DEFAULT_READ_FILE_MAX_BYTES = ReadFileTool.DEFAULT_MAX_BYTES;
+    static final long DEFAULT_READ_FILE_MAX_BYTES = ReadFileTool.DEFAULT_MAX_BYTES;
     /** Default cap of {@code write_file} on the content, in UTF-8 bytes: 1 MiB. */
-    public static final long DEFAULT_WRITE_FILE_MAX_BYTES = WriteFileTool.DEFAULT_MAX_BYTES;
+    static final long DEFAULT_WRITE_FILE_MAX_BYTES = WriteFileTool.DEFAULT_MAX_BYTES;
     /** Smallest byte cap {@code read_file} and {@code write_file} accept: 1 KiB. */
-    public static final long MIN_FILE_MAX_BYTES = 1024;
+    static final long MIN_FILE_MAX_BYTES = 1024;
     /** Largest byte cap {@code read_file} and {@code write_file} accept: 1 GiB (files are held in memory). */
-    public static final long MAX_FILE_MAX_BYTES = 1L << 30;
+    static final long MAX_FILE_MAX_BYTES = 1L << 30;
     /** Default cap of {@code list_dir}: 1,000 entries shown; the rest are counted in an "omitted" line. */
-    public static final int DEFAULT_LIST_DIR_MAX_ENTRIES = ListDirTool.DEFAULT_MAX_ENTRIES;
+    static final int DEFAULT_LIST_DIR_MAX_ENTRIES = ListDirTool.DEFAULT_MAX_ENTRIES;
 
     private static final Tool READ_FILE = ReadFileTool.create(DEFAULT_READ_FILE_MAX_BYTES);
     private static final Tool WRITE_FILE = WriteFileTool.create(DEFAULT_WRITE_FILE_MAX_BYTES);

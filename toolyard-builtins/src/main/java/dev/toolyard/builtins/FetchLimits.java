@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * The caps of {@code http_fetch}: body size, redirects, and the connect, read and whole-call
- * timeouts. Defaults (also {@link #defaults()}): body {@value #DEFAULT_MAX_BODY_BYTES} bytes (8 MiB),
- * {@value #DEFAULT_MAX_REDIRECTS} redirects, connect 5 s, read 30 s, whole call 60 s. The whole-call
+ * timeouts. Defaults (also {@link #defaults()}): body 8,388,608 bytes (8 MiB),
+ * 3 redirects, connect 5 s, read 30 s, whole call 60 s. The whole-call
  * timeout covers every hop of a fetch, redirects included; a call also never outlives the
  * invocation's own timeout ({@link dev.toolyard.ToolContext#timeout()}), whichever is shorter.
  *
@@ -14,13 +14,13 @@ import java.util.Objects;
  */
 public final class FetchLimits {
     /** Default cap on a response body, in bytes, after any content decoding: 8 MiB. */
-    public static final long DEFAULT_MAX_BODY_BYTES = 8L * 1024 * 1024;
+    static final long DEFAULT_MAX_BODY_BYTES = 8L * 1024 * 1024;
     /** Default number of redirects followed. */
-    public static final int DEFAULT_MAX_REDIRECTS = 3;
+    static final int DEFAULT_MAX_REDIRECTS = 3;
     /** Largest body cap accepted: the body is held in memory. */
-    public static final long MAX_BODY_BYTES_LIMIT = 1L << 30;
+    static final long MAX_BODY_BYTES_LIMIT = 1L << 30;
     /** Largest redirect cap accepted. */
-    public static final int MAX_REDIRECTS_LIMIT = 20;
+    static final int MAX_REDIRECTS_LIMIT = 20;
 
     private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
@@ -109,7 +109,7 @@ public final class FetchLimits {
         private Builder() {}
 
         /**
-         * @param maxBodyBytes the largest body accepted, 1 to {@value FetchLimits#MAX_BODY_BYTES_LIMIT} bytes
+         * @param maxBodyBytes the largest body accepted, 1 to 1,073,741,824 (1 GiB) bytes
          * @return this builder
          * @throws IllegalArgumentException if out of range
          */
@@ -123,7 +123,7 @@ public final class FetchLimits {
         }
 
         /**
-         * @param maxRedirects how many redirects one fetch follows, 0 to {@value FetchLimits#MAX_REDIRECTS_LIMIT}
+         * @param maxRedirects how many redirects one fetch follows, 0 to 20
          * @return this builder
          * @throws IllegalArgumentException if out of range
          */

@@ -276,7 +276,7 @@ class ToolContractTest {
                 .doesNotContain("www");
         try (JdbcToolCallStore reopened = JdbcToolCallStore.sqlite(database)) {
             ToolCallRecord kept = reopened.byCallId(r.callId()).orElseThrow();
-            assertThat(kept.reason().wireName()).isEqualTo("result_invalid");
+            assertThat(kept.reason().orElseThrow().wireName()).isEqualTo("result_invalid");
             assertThat(kept.reasonDetail()).isEqualTo(r.reasonDetail());
             assertThat(kept.summary()).isEqualTo(raw);
         }

@@ -2,7 +2,6 @@ package dev.toolyard.policy;
 
 import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
-import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.policy.internal.Jsons;
 import dev.toolyard.spi.ToolCallReader;
@@ -65,8 +64,7 @@ public final class CallSources {
             return null;
         }
         String text = r.arguments();
-        if (OMITTED.matcher(text).matches() && !sha256(text).equals(r.argumentsSha256())
-                && new BigInteger(text.replaceAll("\\D", "")).compareTo(BigInteger.valueOf(ToolExecutor.RECORD_ARGUMENT_BYTES)) > 0) {
+        if (OMITTED.matcher(text).matches() && !sha256(text).equals(r.argumentsSha256())) {
             return null; // the executor's size marker, not what the model sent
         }
         try {

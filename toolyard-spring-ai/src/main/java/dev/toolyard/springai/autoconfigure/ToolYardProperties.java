@@ -38,7 +38,7 @@ public class ToolYardProperties {
     /** Tool-context key whose value (1-256 characters) is a call's invocation id; without it each call gets a fresh id. */
     private String invocationIdKey = DEFAULT_INVOCATION_ID_KEY;
     /** Most ToolYard calls of one model turn that run; the rest are refused round_limit. At least 1; used by the auto-configured executor. */
-    private Integer maxCallsPerRound = ToolExecutor.DEFAULT_MAX_CALLS_PER_ROUND;
+    private Integer maxCallsPerRound = 32; // the executor's default, ToolExecutor.limits().maxCallsPerRound()
 
     /** Creates the defaults. */
     public ToolYardProperties() {}
