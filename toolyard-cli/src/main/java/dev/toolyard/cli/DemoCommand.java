@@ -106,7 +106,7 @@ final class DemoCommand implements Callable<Integer> {
 
         out.println("ToolYard demo: " + steps.size() + " tool calls a model might make, each run for real.");
         out.println("isolation tier: " + report.tier().wireName()
-                + (startAt == IsolationTier.BWRAP ? " (the ladder started at bubblewrap: --tier bubblewrap)" : "")
+                + (startAt == IsolationTier.BWRAP ? " (the ladder started at bubblewrap: --tier bwrap)" : "")
                 + (report.tier() == IsolationTier.UNAVAILABLE ? " (run_command will be refused; see ./toolyard doctor)" : ""));
         out.println("warm mode: " + report.warmMode());
         out.println("workspace: " + workspace);

@@ -26,7 +26,7 @@ final class Hosts {
     static List<String> climbHints(IsolationReport report) {
         List<String> hints = new ArrayList<>();
         if (report.startAt() == IsolationTier.BWRAP) {
-            hints.add("container rung: skipped because the ladder was started at bubblewrap (--tier bubblewrap)");
+            hints.add("container rung: skipped because the ladder was started at bubblewrap (--tier bwrap)");
         } else if (report.tier() != IsolationTier.CONTAINER) {
             hints.add("container rung: apt-get install -y podman runc, then build the local image with "
                     + "bash .ci/setup-sandbox.sh (it is never pulled)");

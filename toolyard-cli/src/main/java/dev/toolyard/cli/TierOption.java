@@ -9,21 +9,25 @@ import picocli.CommandLine.Option;
  * mistake a user can make. Every command that builds a sandbox mixes it in (doctor, demo, call, mcp).
  */
 final class TierOption {
-    @Option(names = "--tier", paramLabel = "TIER", description = "Where the isolation ladder starts: container "
-            + "(the default: a container, then bubblewrap, then refuse) or bubblewrap (skip the container rung, "
-            + "which costs far more per command; see doctor). Never lower: below bubblewrap the ladder only refuses.")
+    @Option(names = "--tier", paramLabel = "TIER", description = "Where the isolation ladder starts, by the tier's "
+            + "wire name: container (the default: a container, then bubblewrap, then refuse) or bwrap (bubblewrap: "
+            + "skip the container rung, which costs far more per command; see doctor). Never lower: below bwrap the "
+            + "ladder only refuses.")
     String tier = "container";
 
     /**
      * @return the tier the ladder starts at
-     * @throws Main.UserError if the value is neither {@code container} nor {@code bubblewrap}
+     * @throws Main.UserError if the value is neither {@code container} nor {@code bwrap} (the old spelling
+     *     {@code bubblewrap} is refused with the new one in the message)
      */
     IsolationTier startAt() {
         return switch (tier) {
             case "container" -> IsolationTier.CONTAINER;
-            case "bubblewrap" -> IsolationTier.BWRAP;
-            default -> throw new Main.UserError("--tier must be container or bubblewrap, got '" + tier
-                    + "' (below bubblewrap the ladder only refuses: nothing ever runs unisolated)");
+            case "bwrap" -> IsolationTier.BWRAP;
+            case "bubblewrap" -> throw new Main.UserError("--tier takes the tier's wire name: --tier bwrap, not "
+                    + "--tier bubblewrap");
+            default -> throw new Main.UserError("--tier must be container or bwrap, got '" + tier
+                    + "' (below bwrap the ladder only refuses: nothing ever runs unisolated)");
         };
     }
 }

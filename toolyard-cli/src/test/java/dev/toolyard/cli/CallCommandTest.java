@@ -23,7 +23,7 @@ class CallCommandTest {
         Path ws = Files.createDirectories(tmp.resolve("ws"));
         Path store = tmp.resolve("calls.db");
 
-        CliRun lower = CliRun.of("call", "--tier", "bubblewrap", "--workspace", ws.toString(), "--tool", "run_command",
+        CliRun lower = CliRun.of("call", "--tier", "bwrap", "--workspace", ws.toString(), "--tool", "run_command",
                 "--args", ECHO, "--store", store.toString(), "--invocation", "low", "--approve");
         CliRun whole = CliRun.of("call", "--workspace", ws.toString(), "--tool", "run_command",
                 "--args", ECHO, "--store", store.toString(), "--invocation", "whole", "--approve");

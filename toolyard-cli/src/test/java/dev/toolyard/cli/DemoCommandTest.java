@@ -16,10 +16,10 @@ class DemoCommandTest {
     void withTierBubblewrapTheDemosCommandsRunOnBubblewrapAndTheHeaderSaysWhy() {
         Engines.requireBoth();
 
-        CliRun r = CliRun.of("demo", "--tier", "bubblewrap", "--dir", tmp.toString());
+        CliRun r = CliRun.of("demo", "--tier", "bwrap", "--dir", tmp.toString());
 
         assertThat(r.exit()).as(r.err()).isZero();
-        assertThat(r.out()).contains("isolation tier: bwrap (the ladder started at bubblewrap: --tier bubblewrap)\n")
+        assertThat(r.out()).contains("isolation tier: bwrap (the ladder started at bubblewrap: --tier bwrap)\n")
                 .containsPattern("run python in the sandbox +run_command +ok +-")
                 .contains("  | tier: bwrap\n");
     }
@@ -28,7 +28,7 @@ class DemoCommandTest {
     void withWarmOnTheDemoPassesTheSameWayAndItsCommandsRunInAWarmSandbox() {
         Engines.requireBoth();
 
-        for (String tier : new String[] {"bubblewrap", "container"}) {
+        for (String tier : new String[] {"bwrap", "container"}) {
             CliRun r = CliRun.of("demo", "--warm", "--tier", tier, "--dir", tmp.resolve(tier).toString());
 
             assertThat(r.exit()).as(r.err()).isZero();

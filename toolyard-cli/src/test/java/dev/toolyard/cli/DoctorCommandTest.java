@@ -42,11 +42,11 @@ class DoctorCommandTest {
     void withTierBubblewrapTheContainerRungsAreSkippedInTheApplicationsWordsAndBubblewrapIsTaken() {
         Engines.requireBoth();
 
-        CliRun r = CliRun.of("doctor", "--tier", "bubblewrap");
+        CliRun r = CliRun.of("doctor", "--tier", "bwrap");
 
         assertThat(r.exit()).as(r.out() + r.err()).isZero();
         assertThat(r.out())
-                .contains("tier:   bwrap (bwrap); the ladder starts at bubblewrap (--tier bubblewrap)")
+                .contains("tier:   bwrap (bwrap); the ladder starts at bubblewrap (--tier bwrap)")
                 .containsPattern("\n    podman +skipped +- +- +-\n")
                 .containsPattern("\n    bwrap +TAKEN +\\d+\\.\\d ms")
                 .contains("  podman, skipped: the application started the ladder at bubblewrap\n")

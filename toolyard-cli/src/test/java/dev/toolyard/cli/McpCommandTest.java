@@ -496,7 +496,7 @@ class McpCommandTest {
                 + "; echo late > late.txt";
         Process p = new ProcessBuilder(serverCommand("mcp", "--workspace", ws.toString(), "--store",
                 tmp.resolve("cancel.db").toString(), "--invocation", "cancelled", "--timeout", "60", "--approve",
-                "--tier", "bubblewrap"))
+                "--tier", "bwrap"))
                 .directory(tmp.toFile()).redirectError(tmp.resolve("server.err").toFile()).start();
         CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));
         OutputStream stdin = p.getOutputStream();

@@ -13,16 +13,25 @@ class TierOptionTest {
     Path tmp;
 
     @Test
-    void containerAndBubblewrapAreTheOnlyValuesAndContainerIsTheDefault() {
+    void containerAndBwrapTheTiersWireNamesAreTheOnlyValuesAndContainerIsTheDefault() {
         TierOption option = new TierOption();
         assertThat(option.startAt()).isEqualTo(IsolationTier.CONTAINER);
-        option.tier = "bubblewrap";
+        option.tier = "bwrap";
         assertThat(option.startAt()).isEqualTo(IsolationTier.BWRAP);
+        assertThat(option.startAt().wireName()).isEqualTo(option.tier);
         for (String bad : new String[] {"unavailable", "none", "Container", "bwrap ", ""}) {
             option.tier = bad;
             assertThatThrownBy(option::startAt).as(bad).isInstanceOf(Main.UserError.class)
-                    .hasMessageStartingWith("--tier must be container or bubblewrap, got '" + bad + "'");
+                    .hasMessageStartingWith("--tier must be container or bwrap, got '" + bad + "'");
         }
+    }
+
+    @Test
+    void theOldSpellingBubblewrapIsRefusedNamingTheWireName() {
+        TierOption option = new TierOption();
+        option.tier = "bubblewrap";
+        assertThatThrownBy(option::startAt).isInstanceOf(Main.UserError.class)
+                .hasMessage("--tier takes the tier's wire name: --tier bwrap, not --tier bubblewrap");
     }
 
     @Test
@@ -38,7 +47,7 @@ class TierOptionTest {
             CliRun r = CliRun.of(args);
 
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(Main.USAGE);
-            assertThat(r.err()).isEqualTo("toolyard: --tier must be container or bubblewrap, got 'none' (below bubblewrap "
+            assertThat(r.err()).isEqualTo("toolyard: --tier must be container or bwrap, got 'none' (below bwrap "
                     + "the ladder only refuses: nothing ever runs unisolated)\n");
             assertThat(r.out()).isEmpty();
         }
@@ -53,7 +62,7 @@ class TierOptionTest {
         for (String command : new String[] {"doctor", "demo", "call", "mcp"}) {
             CliRun r = CliRun.of(command, "--help");
 
-            assertThat(r.out()).as(command).contains("--tier=TIER").contains("container").contains("bubblewrap");
+            assertThat(r.out()).as(command).contains("--tier=TIER").contains("container").contains("bwrap");
         }
     }
 }
