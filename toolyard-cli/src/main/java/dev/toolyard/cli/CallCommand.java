@@ -60,7 +60,7 @@ final class CallCommand implements Callable<Integer> {
     String invocation = "cli-" + System.currentTimeMillis();
 
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
-    String image = Hosts.DEFAULT_IMAGE;
+    String image = HostMachine.DEFAULT_IMAGE;
 
     @Mixin
     TierOption tier;
@@ -91,7 +91,7 @@ final class CallCommand implements Callable<Integer> {
                 .egressCeiling(EgressClass.ALLOWLISTED)
                 .build();
         try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
-            ToolExecutor executor = Toolbox.executor(Hosts.sandbox(image, startAt), records,
+            ToolExecutor executor = Toolbox.executor(HostMachine.sandbox(image, startAt), records,
                     allowHosts, Resolver.system(), CliApprovalGate.forThisProcess(approve));
             ToolResult result = executor.execute(ToolCallRequest.of(tool, args), context);
             spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()

@@ -189,7 +189,7 @@ final class ContractCommand implements Runnable {
         long timeoutSeconds = 60;
 
         @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
-        String image = Hosts.DEFAULT_IMAGE;
+        String image = HostMachine.DEFAULT_IMAGE;
 
         @Option(names = "--approve", description = "Approve the call if the contract needs approval (human_approval,"
                 + " or risk_tier high or critical), without asking.")

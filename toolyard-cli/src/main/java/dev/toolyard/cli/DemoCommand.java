@@ -48,7 +48,7 @@ final class DemoCommand implements Callable<Integer> {
     Path dir;
 
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
-    String image = Hosts.DEFAULT_IMAGE;
+    String image = HostMachine.DEFAULT_IMAGE;
 
     @Mixin
     TierOption tier;
@@ -66,7 +66,7 @@ final class DemoCommand implements Callable<Integer> {
         Files.writeString(workspace.resolve("notes/today.md"), "# Today\n- review the sandbox report\n- ship 0.1.0\n");
         Path storeFile = base.resolve("records.db");
 
-        try (TieredSandbox sandbox = Hosts.sandbox(image, startAt, warm)) {
+        try (TieredSandbox sandbox = HostMachine.sandbox(image, startAt, warm)) {
             return run(out, sandbox, startAt, workspace, storeFile);
         }
     }

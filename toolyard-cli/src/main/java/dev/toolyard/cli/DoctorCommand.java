@@ -37,14 +37,14 @@ final class DoctorCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
-    String image = Hosts.DEFAULT_IMAGE;
+    String image = HostMachine.DEFAULT_IMAGE;
 
     @Mixin
     TierOption tier;
 
     @Override
     public Integer call() {
-        IsolationReport report = Hosts.sandbox(image, tier.startAt()).survey();
+        IsolationReport report = HostMachine.sandbox(image, tier.startAt()).survey();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json(report)));
@@ -96,7 +96,7 @@ final class DoctorCommand implements Callable<Integer> {
         root.put("java", System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
         root.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
         ArrayNode climb = root.putArray("toClimb");
-        Hosts.climbHints(report).forEach(climb::add);
+        HostMachine.climbHints(report).forEach(climb::add);
         return root;
     }
 
@@ -138,7 +138,7 @@ final class DoctorCommand implements Callable<Integer> {
                 : "not loaded" + (report.tier() == IsolationTier.UNAVAILABLE ? " (no tier)" : "")));
         out.println("  limits this tier cannot enforce: "
                 + (report.limitsUnenforced().isEmpty() ? "none" : String.join(", ", report.limitsUnenforced())));
-        for (String hint : Hosts.climbHints(report)) {
+        for (String hint : HostMachine.climbHints(report)) {
             out.println("  to climb: " + hint);
         }
         if (report.tier() == IsolationTier.UNAVAILABLE) {

@@ -71,7 +71,7 @@ final class McpCommand implements Callable<Integer> {
     String invocation = "mcp-" + System.currentTimeMillis();
 
     @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
-    String image = Hosts.DEFAULT_IMAGE;
+    String image = HostMachine.DEFAULT_IMAGE;
 
     @Option(names = "--approve", description = "Approve every write_file and run_command call without asking.")
     boolean approve;
@@ -107,7 +107,7 @@ final class McpCommand implements Callable<Integer> {
         // From here on standard output is the protocol's alone; anything that prints goes to stderr.
         PrintStream protocol = System.out;
         System.setOut(System.err);
-        try (TieredSandbox tiered = Hosts.sandbox(image, startAt);
+        try (TieredSandbox tiered = HostMachine.sandbox(image, startAt);
                 JdbcToolCallStore recordStore = JdbcToolCallStore.sqlite(records)) {
             RunningCommands sandbox = new RunningCommands(tiered);
             ToolRegistry registry;

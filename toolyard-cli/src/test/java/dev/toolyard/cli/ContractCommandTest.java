@@ -116,7 +116,7 @@ class ContractCommandTest {
     }
 
     private static void requireTier() {
-        TieredSandbox probe = TieredSandbox.builder().containerImage(Hosts.DEFAULT_IMAGE).build();
+        TieredSandbox probe = TieredSandbox.builder().containerImage(HostMachine.DEFAULT_IMAGE).build();
         boolean tier = probe.isolationTier() != IsolationTier.UNAVAILABLE;
         Engines.require(tier, "no isolation tier on this host (see .ci/setup-sandbox.sh): " + probe.report().describe());
     }

@@ -1,6 +1,6 @@
 package dev.toolyard.contracts;
 
-import dev.toolyard.contracts.internal.Hosts;
+import dev.toolyard.contracts.internal.TargetHosts;
 import dev.toolyard.contracts.internal.ManifestReader;
 import dev.toolyard.contracts.internal.ScopeRules;
 import java.io.IOException;
@@ -113,7 +113,7 @@ public final class Scope {
         for (int i = 0; i < raw.size(); i++) {
             String d = raw.get(i).toLowerCase(Locale.ROOT);
             String host = d.startsWith("*.") ? d.substring(2) : d;
-            if (!Hosts.hostname(host)) {
+            if (!TargetHosts.hostname(host)) {
                 throw new ContractException(name + ": [scope] " + key + "[" + i + "] '" + raw.get(i)
                         + "' is not a host name or *.host name");
             }
@@ -122,18 +122,18 @@ public final class Scope {
         return out;
     }
 
-    private static List<Hosts.Cidr> cidrs(String name, JsonNode scope, String key) {
-        List<Hosts.Cidr> out = new ArrayList<>();
+    private static List<TargetHosts.Cidr> cidrs(String name, JsonNode scope, String key) {
+        List<TargetHosts.Cidr> out = new ArrayList<>();
         List<String> raw = strings(name, scope, key);
         for (int i = 0; i < raw.size(); i++) {
-            Hosts.Cidr c = Hosts.cidr(raw.get(i));
+            TargetHosts.Cidr c = TargetHosts.cidr(raw.get(i));
             if (c == null) {
-                byte[] ip = Hosts.ip(raw.get(i));
+                byte[] ip = TargetHosts.ip(raw.get(i));
                 if (ip == null) {
                     throw new ContractException(name + ": [scope] " + key + "[" + i + "] '" + raw.get(i)
                             + "' is not a CIDR range or IP address");
                 }
-                c = new Hosts.Cidr(ip, ip.length * 8);
+                c = new TargetHosts.Cidr(ip, ip.length * 8);
             }
             out.add(c);
         }

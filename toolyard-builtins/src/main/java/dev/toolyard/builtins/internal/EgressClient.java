@@ -30,7 +30,7 @@ import okio.BufferedSource;
 
 /**
  * One HTTP request, of any method, through exactly the egress checks of {@code http_fetch}: the URL is
- * checked by {@link EgressCheck} (scheme, host allowlist, every spelling of a link-local address, the
+ * checked by {@link FetchTargetCheck} (scheme, host allowlist, every spelling of a link-local address, the
  * resolver's answers), OkHttp connects only to the checked answers ({@link PinnedDns}, no proxy) and
  * the {@link CheckedAddressGuard} stops a connection that reached another address. Redirects are
  * <em>not</em> followed: a 3xx answer is returned as it is, for the caller to report. The body is read
@@ -43,12 +43,12 @@ import okio.BufferedSource;
 public final class EgressClient {
     private static final int READ_CHUNK = 8192;
 
-    private final EgressCheck check;
+    private final FetchTargetCheck check;
     private final FetchLimits limits;
     private final OkHttpClient client;
 
     private EgressClient(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory) {
-        this.check = new EgressCheck(allowlist, resolver);
+        this.check = new FetchTargetCheck(allowlist, resolver);
         this.limits = limits;
         this.client = HttpFetch.client(limits, socketFactory, null);
     }
@@ -99,7 +99,7 @@ public final class EgressClient {
     public Answer send(String method, String url, Map<String, String> headers, String body, String contentType,
             long deadlineNanos) throws FetchProblem {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
-        EgressCheck.Target target = check.check(url, resolved);
+        FetchTargetCheck.Target target = check.check(url, resolved);
         OkHttpClient pinned = client.newBuilder()
                 .dns(new PinnedDns(target.url().host(), target.addresses()))
                 .addNetworkInterceptor(new CheckedAddressGuard(target.addresses()))

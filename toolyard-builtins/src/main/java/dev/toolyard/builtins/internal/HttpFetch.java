@@ -44,7 +44,7 @@ import okio.BufferedSource;
 /**
  * The {@code http_fetch} tool: GET one URL from an allowlisted host and return its body as text.
  *
- * <p>Before any socket: {@link EgressCheck} checks the URL (scheme, host, allowlist, every spelling of
+ * <p>Before any socket: {@link FetchTargetCheck} checks the URL (scheme, host, allowlist, every spelling of
  * a link-local address) and the resolver's answers. OkHttp then connects only to those answers: its
  * {@code Dns} is a {@link PinnedDns} that returns exactly them, there is no proxy, automatic redirects
  * are off, and a {@link CheckedAddressGuard} stops any request whose connection reached another
@@ -81,13 +81,13 @@ public final class HttpFetch implements ToolHandler {
     private static final String USER_AGENT = "ToolYard-http_fetch";
     private static final int READ_CHUNK = 8192;
 
-    private final EgressCheck check;
+    private final FetchTargetCheck check;
     private final FetchLimits limits;
     private final OkHttpClient client;
 
     private HttpFetch(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory,
             TestTrust testTrust) {
-        this.check = new EgressCheck(allowlist, resolver);
+        this.check = new FetchTargetCheck(allowlist, resolver);
         this.limits = limits;
         this.client = client(limits, socketFactory, testTrust);
     }
@@ -172,7 +172,7 @@ public final class HttpFetch implements ToolHandler {
 
     private ToolOutput fetch(String raw, long deadline) throws FetchProblem {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
-        EgressCheck.Target target = check.check(raw, resolved);
+        FetchTargetCheck.Target target = check.check(raw, resolved);
         boolean fragmentDropped = raw.indexOf('#') >= 0;
         OkHttpClient pinned = client.newBuilder()
                 .dns(new PinnedDns(target.url().host(), target.addresses()))
@@ -200,7 +200,7 @@ public final class HttpFetch implements ToolHandler {
                         throw new FetchProblem(Reason.TOO_MANY_REDIRECTS,
                                 "more than " + limits.maxRedirects() + " redirects");
                     }
-                    EgressCheck.Target next = check.redirect(url, response.header("Location"), resolved);
+                    FetchTargetCheck.Target next = check.redirect(url, response.header("Location"), resolved);
                     if (!next.addresses().equals(target.addresses())) {
                         // Unreachable while redirects keep the host; kept so a later change cannot widen egress.
                         throw new FetchProblem(Reason.CROSS_HOST_REDIRECT, "the redirect leads to other addresses");

@@ -6,7 +6,7 @@ import java.util.List;
 import okhttp3.Dns;
 
 /**
- * OkHttp's {@link Dns} for one fetch: it answers exactly the addresses {@link EgressCheck} checked for
+ * OkHttp's {@link Dns} for one fetch: it answers exactly the addresses {@link FetchTargetCheck} checked for
  * the one host the fetch may reach, and refuses every other name. OkHttp never resolves on its own.
  *
  * <p>A record, so two fetches of the same host with the same checked answers have equal {@code Dns}

@@ -17,8 +17,8 @@ import java.util.Locale;
  * @param blockedCidrs blocked ranges
  * @param present whether a scope was given at all ({@code false} for {@code Scope.none()})
  */
-public record ScopeRules(List<String> allowedDomains, List<Hosts.Cidr> allowedCidrs, List<String> blockedDomains,
-        List<Hosts.Cidr> blockedCidrs, boolean present) {
+public record ScopeRules(List<String> allowedDomains, List<TargetHosts.Cidr> allowedCidrs, List<String> blockedDomains,
+        List<TargetHosts.Cidr> blockedCidrs, boolean present) {
     /** The absent scope: nothing is in it, and a manifest that needs one is refused at bind. */
     public static final ScopeRules NONE = new ScopeRules(List.of(), List.of(), List.of(), List.of(), false);
 
@@ -61,12 +61,12 @@ public record ScopeRules(List<String> allowedDomains, List<Hosts.Cidr> allowedCi
 
     /** @return whether an address is in scope */
     public boolean admitsAddress(byte[] address) {
-        for (Hosts.Cidr c : blockedCidrs) {
+        for (TargetHosts.Cidr c : blockedCidrs) {
             if (c.contains(address)) {
                 return false;
             }
         }
-        for (Hosts.Cidr c : allowedCidrs) {
+        for (TargetHosts.Cidr c : allowedCidrs) {
             if (c.contains(address)) {
                 return true;
             }
@@ -75,13 +75,13 @@ public record ScopeRules(List<String> allowedDomains, List<Hosts.Cidr> allowedCi
     }
 
     /** @return whether a whole range is in scope */
-    public boolean admitsRange(Hosts.Cidr range) {
-        for (Hosts.Cidr c : blockedCidrs) {
+    public boolean admitsRange(TargetHosts.Cidr range) {
+        for (TargetHosts.Cidr c : blockedCidrs) {
             if (c.overlaps(range)) {
                 return false;
             }
         }
-        for (Hosts.Cidr c : allowedCidrs) {
+        for (TargetHosts.Cidr c : allowedCidrs) {
             if (c.containsRange(range)) {
                 return true;
             }

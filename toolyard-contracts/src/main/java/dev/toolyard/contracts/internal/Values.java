@@ -281,13 +281,13 @@ public final class Values {
         }
         nonAscii(arg, text);
         if (text.indexOf('/') >= 0) {
-            Hosts.Cidr range = Hosts.cidr(text);
+            TargetHosts.Cidr range = TargetHosts.cidr(text);
             if (range == null) {
                 throw invalid(arg, "contains '/' but is not a CIDR range (address/prefix)");
             }
             return range(def, arg, range, scope);
         }
-        byte[] ip = Hosts.ip(text);
+        byte[] ip = TargetHosts.ip(text);
         if (ip != null) {
             return address(def, arg, ip, scope);
         }
@@ -303,16 +303,16 @@ public final class Values {
     }
 
     private static String host(ArgDef def, String arg, String text, ScopeRules scope) throws ValueProblem {
-        if (!Hosts.hostname(text)) {
+        if (!TargetHosts.hostname(text)) {
             throw invalid(arg, "must be a host name, an IP address or a CIDR range (a number must be a canonical"
                     + " dotted quad)");
         }
-        if (Hosts.punycode(text)) {
+        if (TargetHosts.punycode(text)) {
             throw invalid(arg, "must not contain a punycode (xn--) label: internationalised names are refused,"
                     + " look-alikes included");
         }
         String host = text.toLowerCase(Locale.ROOT);
-        String why = Hosts.nameRefusal(host, def.blockInternal());
+        String why = TargetHosts.nameRefusal(host, def.blockInternal());
         if (why != null) {
             throw new ValueProblem(Reasons.OUT_OF_SCOPE, arg + " " + why);
         }
@@ -323,18 +323,18 @@ public final class Values {
     }
 
     private static String address(ArgDef def, String arg, byte[] ip, ScopeRules scope) throws ValueProblem {
-        String why = Hosts.addressRefusal(ip, def.blockInternal());
+        String why = TargetHosts.addressRefusal(ip, def.blockInternal());
         if (why != null) {
             throw new ValueProblem(Reasons.OUT_OF_SCOPE, arg + " " + why);
         }
         if (def.scopeCheck() && !scope.admitsAddress(ip)) {
             throw new ValueProblem(Reasons.OUT_OF_SCOPE, arg + " is not in the application's scope");
         }
-        return Hosts.format(ip);
+        return TargetHosts.format(ip);
     }
 
-    private static String range(ArgDef def, String arg, Hosts.Cidr range, ScopeRules scope) throws ValueProblem {
-        String why = Hosts.rangeRefusal(range, def.blockInternal());
+    private static String range(ArgDef def, String arg, TargetHosts.Cidr range, ScopeRules scope) throws ValueProblem {
+        String why = TargetHosts.rangeRefusal(range, def.blockInternal());
         if (why != null) {
             throw new ValueProblem(Reasons.OUT_OF_SCOPE, arg + " " + why);
         }
@@ -345,7 +345,7 @@ public final class Values {
     }
 
     private static String ipAddress(ArgDef def, String arg, String text, ScopeRules scope) throws ValueProblem {
-        byte[] ip = Hosts.ip(text);
+        byte[] ip = TargetHosts.ip(text);
         if (ip == null) {
             throw invalid(arg, "must be an IPv4 address in canonical form (a.b.c.d) or an IPv6 address");
         }
@@ -353,7 +353,7 @@ public final class Values {
     }
 
     private static String cidr(ArgDef def, String arg, String text, ScopeRules scope) throws ValueProblem {
-        Hosts.Cidr range = Hosts.cidr(text);
+        TargetHosts.Cidr range = TargetHosts.cidr(text);
         if (range == null) {
             throw invalid(arg, "must be a CIDR range, address/prefix");
         }
@@ -409,7 +409,7 @@ public final class Values {
                 || decoded.endsWith("/.") || decoded.indexOf('\0') >= 0) {
             throw invalid(arg, "has a path with '.' or '..' segments (also percent-encoded)");
         }
-        byte[] ip = Hosts.ip(hostPart);
+        byte[] ip = TargetHosts.ip(hostPart);
         if (ip != null) {
             address(def, arg, ip, scope);
         } else {

@@ -16,7 +16,7 @@ class ScopeRulesTest {
         "192.0.2.1,192.0.2.1/32,true", "192.0.2.2,192.0.2.1/32,false",
         "2001:db8:a::1,2001:db8::/32,true", "2001:db9:a::1,2001:db8::/32,false", "::1,::1/128,true"})
     void anAddressIsInARangeThatContainsIt(String ip, String cidr, boolean expected) {
-        assertThat(Hosts.cidr(cidr).contains(Hosts.ip(ip))).isEqualTo(expected);
+        assertThat(TargetHosts.cidr(cidr).contains(TargetHosts.ip(ip))).isEqualTo(expected);
     }
 
     @ParameterizedTest(name = "{0} ~ {1}: {2}")
@@ -31,21 +31,21 @@ class ScopeRulesTest {
 
     @Test
     void blockedRulesWinOverAllowedOnes() {
-        ScopeRules s = new ScopeRules(List.of("*.example.com"), List.of(Hosts.cidr("10.0.0.0/16")),
-                List.of("admin.example.com"), List.of(Hosts.cidr("10.0.5.0/24")), true);
+        ScopeRules s = new ScopeRules(List.of("*.example.com"), List.of(TargetHosts.cidr("10.0.0.0/16")),
+                List.of("admin.example.com"), List.of(TargetHosts.cidr("10.0.5.0/24")), true);
         assertThat(s.admitsName("app.example.com")).isTrue();
         assertThat(s.admitsName("admin.example.com")).isFalse();
-        assertThat(s.admitsAddress(Hosts.ip("10.0.1.1"))).isTrue();
-        assertThat(s.admitsAddress(Hosts.ip("10.0.5.1"))).isFalse();
-        assertThat(s.admitsRange(Hosts.cidr("10.0.1.0/24"))).isTrue();
-        assertThat(s.admitsRange(Hosts.cidr("10.0.2.0/23"))).isTrue();
-        assertThat(s.admitsRange(Hosts.cidr("10.0.4.0/22"))).as("overlaps the blocked /24").isFalse();
-        assertThat(s.admitsRange(Hosts.cidr("10.0.0.0/15"))).as("not wholly inside").isFalse();
+        assertThat(s.admitsAddress(TargetHosts.ip("10.0.1.1"))).isTrue();
+        assertThat(s.admitsAddress(TargetHosts.ip("10.0.5.1"))).isFalse();
+        assertThat(s.admitsRange(TargetHosts.cidr("10.0.1.0/24"))).isTrue();
+        assertThat(s.admitsRange(TargetHosts.cidr("10.0.2.0/23"))).isTrue();
+        assertThat(s.admitsRange(TargetHosts.cidr("10.0.4.0/22"))).as("overlaps the blocked /24").isFalse();
+        assertThat(s.admitsRange(TargetHosts.cidr("10.0.0.0/15"))).as("not wholly inside").isFalse();
     }
 
     @Test
     void theAbsentScopeAdmitsNothing() {
         assertThat(ScopeRules.NONE.admitsName("example.com")).isFalse();
-        assertThat(ScopeRules.NONE.admitsAddress(Hosts.ip("8.8.8.8"))).isFalse();
+        assertThat(ScopeRules.NONE.admitsAddress(TargetHosts.ip("8.8.8.8"))).isFalse();
     }
 }

@@ -14,17 +14,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The checks alone, without a socket. {@link HttpFetchTest} drives them through a real server. */
-class EgressCheckTest {
+class FetchTargetCheckTest {
     private final ScriptedResolver resolver = new ScriptedResolver()
             .answer("docs.example", "93.184.216.34")
             .answer("docs.example", "169.254.169.254");
-    private final EgressCheck check = new EgressCheck(HostAllowlist.of(List.of("docs.example", "10.0.0.5")), resolver);
+    private final FetchTargetCheck check = new FetchTargetCheck(HostAllowlist.of(List.of("docs.example", "10.0.0.5")), resolver);
 
     @Test
     void aNameIsResolvedOncePerFetchAndItsCheckedAnswersAreReused() throws Exception {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
-        EgressCheck.Target first = check.check("https://docs.example/a", resolved);
-        EgressCheck.Target second = check.check("https://docs.example/b", resolved);
+        FetchTargetCheck.Target first = check.check("https://docs.example/a", resolved);
+        FetchTargetCheck.Target second = check.check("https://docs.example/b", resolved);
         assertThat(first.addresses()).containsExactly(ScriptedResolver.address("93.184.216.34"));
         assertThat(second.addresses()).isEqualTo(first.addresses());
         assertThat(resolver.questions()).containsExactly("docs.example");
@@ -32,7 +32,7 @@ class EgressCheckTest {
 
     @Test
     void aLiteralIsItsOwnOnlyAddressAndIsNeverResolved() throws Exception {
-        EgressCheck.Target t = check.check("http://10.0.0.5:8080/x", new HashMap<>());
+        FetchTargetCheck.Target t = check.check("http://10.0.0.5:8080/x", new HashMap<>());
         assertThat(t.addresses()).containsExactly(ScriptedResolver.address("10.0.0.5"));
         assertThat(t.url().port()).isEqualTo(8080);
         assertThat(resolver.questions()).isEmpty();
@@ -68,7 +68,7 @@ class EgressCheckTest {
     void aSameHostUpgradeFromHttpToHttpsIsCheckedInFullAndADowngradeIsNot() throws Exception {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
         HttpUrl plain = check.check("http://docs.example/a", resolved).url();
-        EgressCheck.Target up = check.redirect(plain, "https://docs.example:8443/b#frag", resolved);
+        FetchTargetCheck.Target up = check.redirect(plain, "https://docs.example:8443/b#frag", resolved);
         assertThat(up.url().toString()).isEqualTo("https://docs.example:8443/b");
         assertThat(up.addresses()).containsExactly(ScriptedResolver.address("93.184.216.34"));
         assertThatThrownBy(() -> check.redirect(plain, "https://evil.example/", resolved))
@@ -133,7 +133,7 @@ class EgressCheckTest {
     @Test
     void aUrlOfExactlyTheCapIsAcceptedAndOneMoreIsNot() throws Exception {
         String prefix = "https://docs.example/";
-        String atCap = prefix + "a".repeat(EgressCheck.MAX_URL_CHARS - prefix.length());
+        String atCap = prefix + "a".repeat(FetchTargetCheck.MAX_URL_CHARS - prefix.length());
         assertThat(check.check(atCap, new HashMap<>()).url().host()).isEqualTo("docs.example");
         assertThatThrownBy(() -> check.check(atCap + "a", new HashMap<>()))
                 .isInstanceOfSatisfying(FetchProblem.class, p -> assertThat(p.reason()).isEqualTo(Reason.MALFORMED_URL));

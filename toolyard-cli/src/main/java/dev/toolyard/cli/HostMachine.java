@@ -7,11 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** What the CLI assumes about the host, and what to tell a user to install. */
-final class Hosts {
+final class HostMachine {
     /** The local image `.ci/setup-sandbox.sh` builds; no registry is ever pulled from. */
     static final String DEFAULT_IMAGE = "localhost/toolyard-skeleton:1";
 
-    private Hosts() {}
+    private HostMachine() {}
 
     /** @return the sandbox every command uses: the host's PATH, the given image, the ladder from {@code startAt} */
     static TieredSandbox sandbox(String image, IsolationTier startAt) {

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * loopback, private, CGNAT, unspecified, multicast and reserved addresses and ranges overlapping them,
  * internal name suffixes, and any host name that embeds an IPv4 address. Stateless.
  */
-public final class Hosts {
+public final class TargetHosts {
     private static final Set<String> INTERNAL_SUFFIXES = Set.of(
             "localhost", "local", "internal", "intranet", "lan", "home", "corp", "private", "localdomain",
             "home.arpa", "in-addr.arpa", "ip6.arpa");
@@ -28,7 +28,7 @@ public final class Hosts {
     private static final Pattern DASHED_IPV4 =
             Pattern.compile("(?:^|[^0-9])([0-9]{1,3})-([0-9]{1,3})-([0-9]{1,3})-([0-9]{1,3})(?:[^0-9]|$)");
 
-    private Hosts() {}
+    private TargetHosts() {}
 
     /** A CIDR range: its address as written (host bits kept) and its prefix length. */
     public record Cidr(byte[] address, int prefix) {

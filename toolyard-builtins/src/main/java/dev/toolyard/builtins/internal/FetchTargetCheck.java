@@ -29,14 +29,14 @@ import okhttp3.HttpUrl;
  * fetch (the answers are kept in the map the caller passes), and every answer is classified. The
  * result names the exact addresses that may be connected to. Thread-safe; holds no state of its own.
  */
-final class EgressCheck {
+final class FetchTargetCheck {
     /** Longest URL accepted, in characters (code points). */
     static final int MAX_URL_CHARS = 2048;
 
     private final HostAllowlist allowlist;
     private final Resolver resolver;
 
-    EgressCheck(HostAllowlist allowlist, Resolver resolver) {
+    FetchTargetCheck(HostAllowlist allowlist, Resolver resolver) {
         this.allowlist = Objects.requireNonNull(allowlist, "allowlist");
         this.resolver = Objects.requireNonNull(resolver, "resolver");
     }
