@@ -122,8 +122,8 @@ public record ToolCallRecord(
     public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId, String approver) {
-        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, requestCallId, approver, "", "");
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, approver, "", "");
     }
 
     /**
@@ -148,8 +148,8 @@ public record ToolCallRecord(
     public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId) {
-        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, requestCallId, "", "", "");
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, "", "", "");
     }
 
     /**
@@ -172,8 +172,8 @@ public record ToolCallRecord(
     public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration) {
-        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments, argumentsSha256,
-                argumentsRedacted, summary, startedAt, duration, "", "", "", "");
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, "", "", "", "");
     }
 
     /** @return the framework's id of the call; empty when the request carried none */
@@ -204,8 +204,8 @@ public record ToolCallRecord(
      * @return an {@link ToolStatus#INTERRUPTED} record
      */
     public static ToolCallRecord interrupted(ToolCallStart start) {
-        return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED, Optional.empty(),
-                "started, no completion recorded", start.arguments(), start.argumentsSha256(),
+        return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED,
+                Optional.empty(), "started, no completion recorded", start.arguments(), start.argumentsSha256(),
                 start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(),
                 start.approver(), start.agent(), start.shadowDenial());
     }

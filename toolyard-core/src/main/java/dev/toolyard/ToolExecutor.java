@@ -102,8 +102,7 @@ public final class ToolExecutor implements AutoCloseable {
 
     /**
      * The caps and bounds an executor was built with: the configured value of each, or its default. A
-     * read-only view; the defaults are what {@code ToolExecutor.builder(registry, paths).build().limits()}
-     * reports.
+     * read-only view; the defaults are what an executor built without setting them reports.
      *
      * @param maxContentBytes cap on the content a model sees, in UTF-8 bytes, truncation label included; default 65,536
      * @param maxSummaryBytes cap on the summary a record keeps, in UTF-8 bytes; default 4,096
