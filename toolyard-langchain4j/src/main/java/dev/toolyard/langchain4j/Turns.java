@@ -27,7 +27,8 @@ import java.util.function.Function;
  * in arrival order, until the next request. A turn none of whose calls arrived before the response is
  * still a {@link Turn}. The hallucinated-name strategy is given no invocation, only the request, so an
  * invented name that arrives while a response is streaming waits until the responses then awaited are
- * complete (at most {@link #UNKNOWN_NAME_WAIT_SECONDS}) to learn its turn by the request object.
+ * complete (at most {@link #UNKNOWN_NAME_WAIT_SECONDS}) to learn its turn by the request object, or by
+ * an equal request in exactly one invocation when the model rebuilt its final message.
  *
  * <p>What is kept per invocation is dropped when it ends, answered or failed; at most {@link #MAX_LIVE}
  * invocations are kept, the least recently used dropped first (an invocation that fails without an
@@ -219,7 +220,39 @@ final class Turns {
                 return known;
             }
         }
-        return byIdentity(request);
+        Claim known = byIdentity(request);
+        return known != null ? known : byEquality(request);
+    }
+
+    /**
+     * For a model that rebuilt its final message's requests (LangChain4j's OpenAI model does): the one
+     * running invocation whose turn holds an equal request, same id, name and arguments.
+     *
+     * @return its claim; {@code null} when no invocation, or more than one, holds an equal request
+     */
+    private Claim byEquality(ToolExecutionRequest request) {
+        Live found = null;
+        for (Live l : live.values()) {
+            if (l.streamedRequests.contains(request) || l.turn != null && l.turn.requests().contains(request)) {
+                if (found != null) {
+                    return null; // two invocations: which one is not known
+                }
+                found = l;
+            }
+        }
+        if (found == null) {
+            return null;
+        }
+        if (found.streamedRequests.contains(request)) {
+            return new Claim(null, found.streamed);
+        }
+        Turn turn = found.turn;
+        Turn.Place place = turn.claimEqual(request);
+        if (place == null) {
+            return null;
+        }
+        claimed(turn);
+        return new Claim(place, null);
     }
 
     private static boolean stillStreaming(Map<Live, Long> streaming) {

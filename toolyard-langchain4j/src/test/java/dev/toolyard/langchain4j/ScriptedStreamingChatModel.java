@@ -16,13 +16,19 @@ import java.util.function.Function;
 /**
  * A streaming chat model with no LLM behind it, delivering on a thread of its own as a provider's HTTP
  * client does. Each request is answered with the next scripted response: first every tool call of it
- * through {@code onCompleteToolCall}, with the very request objects the final message holds (as
- * LangChain4j's OpenAI model does), then {@link #beforeComplete} runs, then {@code onCompleteResponse}.
+ * through {@code onCompleteToolCall} (the very request objects the final message holds, or copies: see
+ * {@link #rebuild}), then {@link #beforeComplete} runs, then {@code onCompleteResponse}.
  * Every request is kept so a test can read what reached "the model".
  */
 final class ScriptedStreamingChatModel implements StreamingChatModel {
     private final Deque<Function<ChatRequest, ChatResponse>> script = new ArrayDeque<>();
     final List<ChatRequest> requests = new CopyOnWriteArrayList<>();
+    /**
+     * Whether the streamed calls are copies of the final message's, as LangChain4j's OpenAI model builds
+     * them (equal, not the same objects); by default the same objects, as its Azure OpenAI and Ollama
+     * models hand out.
+     */
+    volatile boolean rebuild;
     /** Runs between the last streamed tool call and the complete response; by default nothing. */
     volatile Runnable beforeComplete = () -> { };
 
@@ -49,7 +55,10 @@ final class ScriptedStreamingChatModel implements StreamingChatModel {
                 if (message.hasToolExecutionRequests()) {
                     List<ToolExecutionRequest> calls = message.toolExecutionRequests();
                     for (int i = 0; i < calls.size(); i++) {
-                        handler.onCompleteToolCall(new CompleteToolCall(i, calls.get(i)));
+                        ToolExecutionRequest call = calls.get(i);
+                        handler.onCompleteToolCall(new CompleteToolCall(i, !rebuild ? call
+                                : ToolExecutionRequest.builder().id(call.id()).name(call.name())
+                                        .arguments(call.arguments()).build()));
                     }
                     beforeComplete.run();
                 } else if (message.text() != null) {

@@ -239,10 +239,13 @@ class ToolYardStreamingRoundsTest {
      * counted when the response is complete (the hallucinated-name strategy is given no invocation, so
      * they wait for the response that holds them), here after the 36 others: all four are past the cap.
      */
-    @Test
-    void callsStartedOnManyThreadsAsTheyStreamInNeverRunMoreThanTheCapAndInventedNamesCount() throws Exception {
+    @ParameterizedTest(name = "streamed calls rebuilt, as LangChain4j's OpenAI model does: {0}")
+    @ValueSource(booleans = {false, true})
+    void callsStartedOnManyThreadsAsTheyStreamInNeverRunMoreThanTheCapAndInventedNamesCount(boolean rebuilt)
+            throws Exception {
         ScriptedStreamingChatModel model = new ScriptedStreamingChatModel(first -> turn(40, INVENTED::contains),
                 second -> done());
+        model.rebuild = rebuilt;
         model.beforeComplete = untilRecorded(36);
         ToolYardToolProvider tools = provider();
         Assistant assistant = tools.configure(AiServices.builder(Assistant.class).streamingChatModel(model)
@@ -269,10 +272,11 @@ class ToolYardStreamingRoundsTest {
      * checks and 8 are {@code round_limit}, and each of the 40 is answered and recorded exactly once.
      */
     @ParameterizedTest(name = "run {0}")
-    @ValueSource(ints = {1, 2, 3, 4, 5})
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6})
     void whicheverWayTheStreamRacesItsCallsTheCapHoldsAndEveryCallIsAnsweredOnce(int run) throws Exception {
         ScriptedStreamingChatModel model = new ScriptedStreamingChatModel(first -> turn(40, INVENTED::contains),
                 second -> done());
+        model.rebuild = run % 2 == 0;
         ToolYardToolProvider tools = provider();
         Assistant assistant = tools.configure(AiServices.builder(Assistant.class).streamingChatModel(model)
                 .executeToolsConcurrently()).build();
