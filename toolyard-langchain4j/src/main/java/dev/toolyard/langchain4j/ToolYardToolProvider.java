@@ -141,7 +141,7 @@ public final class ToolYardToolProvider {
 
     /** The hallucinated-name strategy: the unknown name is answered from its turn, like its siblings. */
     ToolExecutionResultMessage unknownName(ToolExecutionRequest request) {
-        ToolExecutionResult result = execute(request, null);
+        ToolExecutionResult result = answer(request, null, true);
         return ToolExecutionResultMessage.builder()
                 .id(request == null ? null : request.id())
                 .toolName(request == null ? null : request.name())
@@ -161,7 +161,12 @@ public final class ToolYardToolProvider {
      * @return the result for the model; never {@code null}
      */
     ToolExecutionResult execute(ToolExecutionRequest request, InvocationContext invocation) {
-        Turns.Claim claim = turns.claim(request, invocation);
+        return answer(request, invocation, false);
+    }
+
+    private ToolExecutionResult answer(ToolExecutionRequest request, InvocationContext invocation,
+            boolean unknownName) {
+        Turns.Claim claim = turns.claim(request, invocation, unknownName);
         if (claim != null && claim.place() != null) {
             return claim.place().answer();
         }

@@ -139,10 +139,12 @@ final class Turns {
     /**
      * @param request a call LangChain4j is running, as it came from the model
      * @param invocation its invocation; {@code null} from the hallucinated-name strategy
+     * @param unknownName whether the hallucinated-name strategy is asking, which alone may wait for a
+     *     streaming response
      * @return what the call counts in; {@code null} when nothing does (the low-level path): it is then
      *     a call of its own
      */
-    Claim claim(ToolExecutionRequest request, InvocationContext invocation) {
+    Claim claim(ToolExecutionRequest request, InvocationContext invocation, boolean unknownName) {
         if (request == null) {
             return null;
         }
@@ -154,7 +156,7 @@ final class Turns {
             if (invocation != null && invocation.invocationId() != null) {
                 return byInvocation(request, invocation);
             }
-            return awaitAnnounced(request);
+            return unknownName ? awaitAnnounced(request) : null;
         }
     }
 
