@@ -229,6 +229,32 @@ public final class ToolExecutor implements AutoCloseable {
     }
 
     /**
+     * Opens one model turn whose calls will arrive one at a time, before the turn is complete (a streamed
+     * response): see {@link StreamedRound}. The first {@code maxCallsPerRound} calls to arrive run; every
+     * later one is refused {@code round_limit}, recorded. Prefer {@link #executeRound} whenever the whole
+     * turn is known.
+     *
+     * @param context the invocation's context, for every call of the turn; never {@code null}
+     * @return the turn, with no call yet; never {@code null}
+     * @throws IllegalStateException if this executor is closed
+     */
+    public StreamedRound openRound(ToolContext context) {
+        Objects.requireNonNull(context, "context");
+        if (closed) {
+            throw new IllegalStateException("this ToolExecutor is closed");
+        }
+        return new StreamedRound(this, context, maxCallsPerRound);
+    }
+
+    /** A call of a streamed round past {@code maxCallsPerRound}: refused and recorded, never looked up. */
+    ToolResult refuseRoundLimit(ToolCallRequest request, ToolContext context, String detail) {
+        if (closed) {
+            throw new IllegalStateException("this ToolExecutor is closed");
+        }
+        return refuseUnlooked(request, context, Reason.ROUND_LIMIT, detail);
+    }
+
+    /**
      * Carries what the observers read from the calling thread (an OpenTelemetry context, for one) to the
      * thread that will run {@code task}: for an adapter whose framework hands a turn's calls to threads of
      * its own. Call it on the thread the calls belong to, and run what it returns on the other thread.

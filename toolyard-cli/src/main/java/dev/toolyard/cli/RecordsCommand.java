@@ -23,10 +23,24 @@ import picocli.CommandLine.Spec;
 /** {@code toolyard records}: what a store holds, filtered in the store's own query. */
 @Command(name = "records", subcommands = {RecordsShowCommand.class, RecordsPruneCommand.class, RecordsExportCommand.class},
         description = {"List the calls a store recorded: the newest --limit calls matching every filter given, "
-                + "oldest first.", "Use 'records show CALL_ID' for one whole record."})
+                + "oldest first: who approved each (approver), the framework's id of the call (request id, "
+                + "clipped at 32 characters) and ToolYard's (call id, whole).",
+                "Use 'records show CALL_ID' for one whole record."})
 final class RecordsCommand implements Callable<Integer> {
     /** Where {@code call} writes and {@code records} reads when no {@code --store} is given. */
     static final Path DEFAULT_STORE = Path.of(System.getProperty("user.home"), ".toolyard", "records.db");
+
+    /**
+     * The table's widest approver: a reviewer's name is capped at 128 characters in the record, which would
+     * push the call id off a terminal line; {@code records show} and {@code --json} print it whole.
+     */
+    static final int MAX_APPROVER = 24;
+    /**
+     * The table's widest framework call id: wide enough for the ids providers hand out (OpenAI's
+     * {@code call_} and Anthropic's {@code toolu_} ids are about 30 characters) but not for any id a model
+     * or client sends; {@code records show} and {@code --json} print it whole.
+     */
+    static final int MAX_REQUEST_ID = 32;
 
     @Spec
     CommandSpec spec;
@@ -83,17 +97,28 @@ final class RecordsCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        Table table = new Table("started (UTC)", "invocation", "tool", "status", "reason", "ms", "call id");
+        Table table = new Table("started (UTC)", "invocation", "tool", "status", "reason", "ms", "approver",
+                "request id", "call id");
         for (ToolCallRecord r : records) {
             table.row(r.startedAt().toString(), r.invocationId(), r.toolName(), r.status().wireName(),
                     r.reason().map(x -> x.wireName()).orElse(""),
-                    String.format("%.1f", r.duration().toNanos() / 1e6), r.callId());
+                    String.format("%.1f", r.duration().toNanos() / 1e6), clip(r.approver(), MAX_APPROVER),
+                    clip(r.requestCallId(), MAX_REQUEST_ID), r.callId());
         }
         table.print(out);
         out.println(records.size() + " record(s) in " + store
                 + (records.size() == limit ? " (the newest " + limit + " that match; older ones may exist: raise --limit)"
                         : ""));
         return 0;
+    }
+
+    /** @return {@code text} whole when it fits {@code max} characters, else its start and an ellipsis */
+    static String clip(String text, int max) {
+        if (text.length() <= max) {
+            return text;
+        }
+        int end = Character.isHighSurrogate(text.charAt(max - 2)) ? max - 2 : max - 1; // never half a pair
+        return text.substring(0, end) + "…";
     }
 
     private static ToolStatus status(String wireName) {

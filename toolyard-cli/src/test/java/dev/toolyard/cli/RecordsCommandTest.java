@@ -77,6 +77,47 @@ class RecordsCommandTest {
     }
 
     @Test
+    void theTableShowsWhoApprovedEachCallAndTheFrameworksIdBesideToolYardsWhole() {
+        String longId = "call_" + "x".repeat(60);
+        String longApprover = "a reviewer whose name runs on and on";
+        List<ToolCallRecord> calls = new ArrayList<>();
+        calls.add(approved("d0", "call_4f2a9c", "alice@ops", 0));
+        calls.add(approved("d1", longId, longApprover, 1));
+        calls.add(approved("d2", "", "", 2)); // no framework id, no reviewer
+        Path approvals = storeWith(tmp.resolve("approvals.db"), calls);
+
+        CliRun table = CliRun.of("records", "--store", approvals.toString());
+
+        assertThat(table.exit()).as(table.err()).isZero();
+        List<String> lines = table.out().lines().toList();
+        assertThat(lines.get(0)).matches("started \\(UTC\\) +invocation +tool +status +reason +ms +approver"
+                + " +request id +call id");
+        assertThat(lines.get(2)).contains("alice@ops").contains("call_4f2a9c").endsWith("d0");
+        // Long values are clipped, so the call id stays on the line, whole and last.
+        assertThat(lines.get(3)).contains(longApprover.substring(0, 23) + "…")
+                .contains(longId.substring(0, 31) + "…").doesNotContain(longId).endsWith("d1");
+        assertThat(lines.get(4)).endsWith("d2");
+        assertThat(lines.get(4).indexOf("d2")).isEqualTo(lines.get(2).indexOf("d0"));
+        // records show and --json keep both whole.
+        CliRun json = CliRun.of("records", "--store", approvals.toString(), "--json", "--limit", "2");
+        JsonNode second = Json.MAPPER.readTree(json.out().lines().toList().get(0));
+        assertThat(second.get("requestCallId").asString()).isEqualTo(longId);
+        assertThat(second.get("approver").asString()).isEqualTo(longApprover);
+    }
+
+    @Test
+    void clippingNeverSplitsACharacterOutsideTheBasicPlane() {
+        String id = "x".repeat(30) + "\uD83D\uDE00" + "y";
+        assertThat(RecordsCommand.clip(id, 32)).isEqualTo("x".repeat(30) + "…");
+        assertThat(RecordsCommand.clip("short", 32)).isEqualTo("short");
+    }
+
+    private static ToolCallRecord approved(String id, String requestCallId, String approver, int minute) {
+        return new ToolCallRecord(id, "inv-a", "deploy", ToolStatus.OK, null, "", "{}", SHA, false, "deployed",
+                T0.plus(Duration.ofMinutes(minute)), Duration.ofMillis(5), requestCallId, approver);
+    }
+
+    @Test
     void invocationKeepsOnlyThatInvocationsCalls() {
         assertThat(ids("--invocation", "inv-a")).containsExactly("c0", "c2", "c4");
         assertThat(ids("--invocation", "inv-none")).isEmpty();

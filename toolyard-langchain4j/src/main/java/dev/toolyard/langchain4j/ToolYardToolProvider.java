@@ -6,12 +6,14 @@ import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.observability.api.listener.AiServiceCompletedListener;
 import dev.langchain4j.observability.api.listener.AiServiceErrorListener;
+import dev.langchain4j.observability.api.listener.AiServiceRequestIssuedListener;
 import dev.langchain4j.observability.api.listener.AiServiceResponseReceivedListener;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
+import dev.toolyard.StreamedRound;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
@@ -34,7 +36,9 @@ import java.util.function.Function;
  * LangChain4j's hallucinated-name strategy, and listens for each model response, so that every call of
  * a turn, unknown names included, is answered from that turn's one round. Past the executor's
  * {@code maxCallsPerRound}, calls are refused {@code round_limit}, in the model's order, recorded, and
- * the model is told; sequentially or with {@code executeToolsConcurrently()}. Each call is recorded
+ * the model is told; sequentially or with {@code executeToolsConcurrently()}, with a {@code TokenStream}
+ * too. A streamed turn whose calls LangChain4j starts before the response is complete is counted as its
+ * calls arrive: the first {@code maxCallsPerRound} to arrive run. Each call is recorded
  * with LangChain4j's id as the record's {@code requestCallId}. This class is deliberately not a
  * LangChain4j {@code ToolProvider}: a provider alone never sees an unknown name or the turn, so
  * {@code .toolProvider(...)} would leave both out.
@@ -72,7 +76,8 @@ public final class ToolYardToolProvider {
     /** One for every tool: it runs the request it is handed, whatever its name. */
     private final ToolYardToolExecutor toolExecutor = new ToolYardToolExecutor(this);
     private final ToolProvider provider = new Offered();
-    private final Turns turns = new Turns(spec -> new Turn(spec, this::round, this::carry));
+    private final Turns turns = new Turns(spec -> new Turn(spec, this::round, this::carry),
+            this::openRound);
 
     private ToolYardToolProvider(Builder b, List<ToolSpecification> specifications) {
         this.executor = b.executor;
@@ -97,8 +102,9 @@ public final class ToolYardToolProvider {
 
     /**
      * Wires this provider into an AI service: {@code toolProvider} (ToolYard's tools),
-     * {@code hallucinatedToolNameStrategy} (unknown names through ToolYard) and three listeners (each model
-     * response becomes one round; the round is forgotten when the invocation ends). Setting
+     * {@code hallucinatedToolNameStrategy} (unknown names through ToolYard) and four listeners (each model
+     * request starts a turn, each response makes it one round; the round is forgotten when the invocation
+     * ends). Setting
      * {@code hallucinatedToolNameStrategy} afterwards replaces ToolYard's, and an unknown name then
      * throws out of the AI service. Your own {@code beforeToolExecution}, {@code afterToolExecution},
      * listeners and {@code executeToolsConcurrently} are yours to set, before or after.
@@ -111,6 +117,7 @@ public final class ToolYardToolProvider {
         Objects.requireNonNull(services, "services");
         return services.toolProvider(provider)
                 .hallucinatedToolNameStrategy(this::unknownName)
+                .registerListener((AiServiceRequestIssuedListener) e -> turns.requested(e.invocationContext()))
                 .registerListener((AiServiceResponseReceivedListener) e -> turns.responded(e.invocationContext(),
                         e.response()))
                 .registerListener((AiServiceCompletedListener) e -> turns.ended(e.invocationContext()))
@@ -134,7 +141,7 @@ public final class ToolYardToolProvider {
 
     /** The hallucinated-name strategy: the unknown name is answered from its turn, like its siblings. */
     ToolExecutionResultMessage unknownName(ToolExecutionRequest request) {
-        ToolExecutionResult result = execute(request, null);
+        ToolExecutionResult result = answer(request, null, true);
         return ToolExecutionResultMessage.builder()
                 .id(request == null ? null : request.id())
                 .toolName(request == null ? null : request.name())
@@ -145,21 +152,29 @@ public final class ToolYardToolProvider {
     }
 
     /**
-     * Answers one call: from its turn's round when a model response announced it, else as a call of its
-     * own (the low-level path). Never throws.
+     * Answers one call: from its turn's round when a model response announced it, in its streamed turn's
+     * round when LangChain4j started it before the response was complete, else as a call of its own (the
+     * low-level path). Never throws.
      *
      * @param request the call as LangChain4j received it; may be {@code null}
      * @param invocation the AI service invocation; may be {@code null}
      * @return the result for the model; never {@code null}
      */
     ToolExecutionResult execute(ToolExecutionRequest request, InvocationContext invocation) {
-        Turn.Place place = turns.claim(request);
-        if (place != null) {
-            return place.answer();
+        return answer(request, invocation, false);
+    }
+
+    private ToolExecutionResult answer(ToolExecutionRequest request, InvocationContext invocation,
+            boolean unknownName) {
+        Turns.Claim claim = turns.claim(request, invocation, unknownName);
+        if (claim != null && claim.place() != null) {
+            return claim.place().answer();
         }
         try {
-            ToolContext context = context(invocation);
-            return toExecutionResult(executor.execute(toCall(request), context));
+            if (claim != null) {
+                return toExecutionResult(claim.streamed().round().execute(toCall(request)));
+            }
+            return toExecutionResult(executor.execute(toCall(request), context(invocation)));
         } catch (RuntimeException e) {
             return notCompleted(e);
         }
@@ -184,6 +199,11 @@ public final class ToolYardToolProvider {
             }
         }
         return answers;
+    }
+
+    /** A streamed turn's round, with the ToolYard context of its invocation. */
+    private StreamedRound openRound(InvocationContext invocation) {
+        return executor.openRound(context(invocation));
     }
 
     /** On the invoking thread: what the executor's observers read there goes to the round's thread. */

@@ -78,6 +78,24 @@ final class Turn {
         return first < 0 ? null : new Place(this, first);
     }
 
+    /**
+     * For a request LangChain4j rebuilt (equal to one of the turn's, not the same object): the first
+     * unclaimed place holding an equal request. Equal requests have the same id, name and arguments, so
+     * either place answers either.
+     *
+     * @return the place, claimed; {@code null} if no unclaimed place holds an equal request
+     */
+    Place claimEqual(ToolExecutionRequest request) {
+        for (int i = 0; i < claimed.length; i++) {
+            if (!claimed[i] && spec.requests().get(i).equals(request)) {
+                claimed[i] = true;
+                claims++;
+                return new Place(this, i);
+            }
+        }
+        return null;
+    }
+
     boolean allClaimed() {
         return claims == claimed.length;
     }

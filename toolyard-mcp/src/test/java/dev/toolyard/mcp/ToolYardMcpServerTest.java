@@ -227,6 +227,8 @@ class ToolYardMcpServerTest {
         JsonNode result = w.call("explode", "{}");
         assertThat(result.get("isError").asBoolean()).isTrue();
         assertThat(result.get("_meta").get(ToolYardMcpServer.META_REASON).asString()).isEqualTo("handler_error");
+        // The class name reaches the client, as docs/mcp.md says; the message never does.
+        assertThat(result.get("content").get(0).get("text").asString()).contains("java.lang.IllegalStateException");
         assertThat(result.toString()).doesNotContain("secret-token-4711").doesNotContain("/srv/private");
     }
 

@@ -13,6 +13,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import reactor.core.publisher.Flux;
 
 /**
  * A chat model with no LLM behind it: each call answers with the next scripted response, computed
@@ -44,6 +45,31 @@ public final class ScriptedChatModel implements ChatModel {
             throw new AssertionError("the model was asked more often than scripted: " + prompt.getInstructions());
         }
         return ChatResponse.builder().generations(List.of(new Generation(next.apply(prompt))))
+                .metadata(ChatResponseMetadata.builder().id("scripted").model("scripted").build()).build();
+    }
+
+    /**
+     * Streams the next scripted answer as a provider would: each tool call in a chunk of its own (Spring
+     * AI's aggregator joins them into one response), or the text in one chunk.
+     */
+    @Override
+    public Flux<ChatResponse> stream(Prompt prompt) {
+        return Flux.defer(() -> {
+            AssistantMessage whole = call(prompt).getResult().getOutput();
+            List<ChatResponse> chunks = new ArrayList<>();
+            if (whole.hasToolCalls()) {
+                for (AssistantMessage.ToolCall c : whole.getToolCalls()) {
+                    chunks.add(chunk(AssistantMessage.builder().content("").toolCalls(List.of(c)).build()));
+                }
+            } else {
+                chunks.add(chunk(whole));
+            }
+            return Flux.fromIterable(chunks);
+        });
+    }
+
+    private static ChatResponse chunk(AssistantMessage message) {
+        return ChatResponse.builder().generations(List.of(new Generation(message)))
                 .metadata(ChatResponseMetadata.builder().id("scripted").model("scripted").build()).build();
     }
 

@@ -152,6 +152,19 @@ class ToolYardToolCallingManagerTest {
 
     @Test
     void aTurnOfFortyCallsThroughTheChatClientIsOneRoundCappedAt32InRequestOrderWithEveryCallRecorded() {
+        fortyCallTurn(false);
+    }
+
+    /**
+     * With {@code stream()}, Spring AI's {@code ToolCallingAdvisor} aggregates the streamed chunks into one
+     * response before it hands the turn to the manager, so a streamed turn is one round too.
+     */
+    @Test
+    void aTurnOfFortyCallsStreamedThroughTheChatClientIsOneRoundCappedAt32InRequestOrderWithEveryCallRecorded() {
+        fortyCallTurn(true);
+    }
+
+    private void fortyCallTurn(boolean streamed) {
         ToolExecutor capped = ToolExecutor.builder(registry, new PathContainment())
                 .allowlist(Set.of("read_file")).store(store).maxCallsPerRound(32).build();
         ToolYardToolCallbacks cappedTools = ToolYardToolCallbacks.builder(registry, capped,
@@ -169,7 +182,10 @@ class ToolYardToolCallingManagerTest {
                 .defaultAdvisors(ToolCallingAdvisor.builder()
                         .toolCallingManager(ToolYardToolCallingManager.of(cappedTools)).build()).build();
 
-        String answer = client.prompt().user("Read it forty times").tools(cappedTools).call().content();
+        String answer = streamed
+                ? String.join("", client.prompt().user("Read it forty times").tools(cappedTools).stream().content()
+                        .collectList().block(java.time.Duration.ofSeconds(60)))
+                : client.prompt().user("Read it forty times").tools(cappedTools).call().content();
 
         assertThat(answer).isEqualTo("read 40 answers");
         List<ToolResponseMessage.ToolResponse> responses = toolResponses(model.prompts.get(1));
@@ -193,6 +209,40 @@ class ToolYardToolCallingManagerTest {
             assertThat(byId.get("call-" + i).reason().orElse(null)).as("record of call-%d", i).isEqualTo(expected);
             assertThat(byId.get("call-" + i).invocationId()).isEqualTo("conv-24");
         }
+    }
+
+    /**
+     * Issue 24, item 9, through Spring AI's loop: a model that writes an integer as {@code 5.0}, {@code 1e1},
+     * {@code 1E0}, {@code 10.000} or {@code 0e400} sent a valid call, and the handler gets the integer.
+     */
+    @Test
+    void integersAModelWritesWithAFractionOrAnExponentReachTheHandlerAsIntegersThroughTheChatClient() {
+        ToolRegistry numbers = new ToolRegistry();
+        numbers.register(dev.toolyard.ToolSpec.builder("tick").description("Echoes n.")
+                .argsSchema("{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},"
+                        + "\"required\":[\"n\"],\"additionalProperties\":false}")
+                .riskClass(dev.toolyard.RiskClass.READ_ONLY).egress(dev.toolyard.EgressClass.NONE).build(),
+                (args, ctx) -> dev.toolyard.ToolOutput.of("n=" + args.integer("n")));
+        ToolExecutor executor = ToolExecutor.builder(numbers, new PathContainment()).allowlist(Set.of("tick"))
+                .store(store).build();
+        ToolYardToolCallbacks ticks = ToolYardToolCallbacks.builder(numbers, executor,
+                springContext -> ToolContext.of("conv-9", SandboxPaths.of(work))).build();
+        List<String> written = List.of("5.0", "1e1", "1E0", "10.000", "0e400");
+        List<ToolCall> turn = new ArrayList<>();
+        for (int i = 0; i < written.size(); i++) {
+            turn.add(new ToolCall("call-" + i, "function", "tick", "{\"n\":" + written.get(i) + "}"));
+        }
+        ScriptedChatModel model = new ScriptedChatModel(
+                first -> ScriptedChatModel.callsTools(turn.toArray(new ToolCall[0])),
+                second -> new AssistantMessage("done"));
+        ChatClient client = ChatClient.builder(model).defaultAdvisors(ToolCallingAdvisor.builder()
+                .toolCallingManager(ToolYardToolCallingManager.of(ticks)).build()).build();
+
+        assertThat(client.prompt().user("count").tools(ticks).call().content()).isEqualTo("done");
+
+        assertThat(toolResponses(model.prompts.get(1))).extracting(ToolResponseMessage.ToolResponse::responseData)
+                .containsExactly("n=5", "n=10", "n=1", "n=10", "n=0");
+        assertThat(store.records()).hasSize(5).allSatisfy(r -> assertThat(r.status()).isEqualTo(ToolStatus.OK));
     }
 
     @Test
