@@ -65,7 +65,7 @@ class StreamedRoundTest {
         assertThat(ran).hasValue(31);
         assertThat(round.arrived()).isEqualTo(40);
         assertThat(store.records()).hasSize(40);
-        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT)
+        assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT)
                 .extracting(ToolCallRecord::requestCallId)
                 .containsExactlyInAnyOrder("call-32", "call-33", "call-34", "call-35", "call-36", "call-37",
                         "call-38", "call-39");

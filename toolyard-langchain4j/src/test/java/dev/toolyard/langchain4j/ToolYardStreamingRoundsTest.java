@@ -194,7 +194,7 @@ class ToolYardStreamingRoundsTest {
         }
         assertThat(ran).hasValue(29);
         assertFortyRecordedUnderOneInvocation();
-        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT)
+        assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT)
                 .extracting(ToolCallRecord::requestCallId).containsExactlyInAnyOrderElementsOf(ids(32, 40));
         assertThat(tools.keptTurns()).isZero();
     }
@@ -227,7 +227,7 @@ class ToolYardStreamingRoundsTest {
         }
         assertThat(ran).hasValue(32);
         assertFortyRecordedUnderOneInvocation();
-        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT)
+        assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT)
                 .extracting(ToolCallRecord::requestCallId).containsExactlyInAnyOrderElementsOf(ids(32, 40));
         assertThat(tools.keptTurns()).isZero();
     }
@@ -262,7 +262,7 @@ class ToolYardStreamingRoundsTest {
         assertThat(told).filteredOn(m -> m.text().startsWith("tick ")).hasSize(32);
         assertThat(ran).hasValue(32);
         assertFortyRecordedUnderOneInvocation();
-        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT).hasSize(8);
+        assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT).hasSize(8);
         assertThat(tools.keptTurns()).isZero();
     }
 
@@ -288,7 +288,7 @@ class ToolYardStreamingRoundsTest {
         assertThat(told).filteredOn(m -> m.text().contains("round_limit")).hasSize(8);
         assertThat(ran.get()).isBetween(28, 32);
         assertFortyRecordedUnderOneInvocation();
-        assertThat(store.records()).filteredOn(r -> r.reason() == Reason.ROUND_LIMIT).hasSize(8);
+        assertThat(store.records()).filteredOn(r -> r.reason().orElse(null) == Reason.ROUND_LIMIT).hasSize(8);
         assertThat(tools.keptTurns()).isZero();
     }
 }
