@@ -13,16 +13,33 @@ class TierOptionTest {
     Path tmp;
 
     @Test
-    void containerAndBubblewrapAreTheOnlyValuesAndContainerIsTheDefault() {
+    void gvisorContainerAndBubblewrapAreTheOnlyValuesAndContainerIsTheDefault() {
         TierOption option = new TierOption();
         assertThat(option.startAt()).isEqualTo(IsolationTier.CONTAINER);
+        assertThat(option.lowest()).isEqualTo(IsolationTier.BWRAP);
         option.tier = "bubblewrap";
         assertThat(option.startAt()).isEqualTo(IsolationTier.BWRAP);
-        for (String bad : new String[] {"unavailable", "none", "Container", "bwrap ", ""}) {
+        option.tier = "gvisor";
+        assertThat(option.startAt()).isEqualTo(IsolationTier.GVISOR);
+        for (String bad : new String[] {"unavailable", "none", "Container", "bwrap ", "gVisor", ""}) {
             option.tier = bad;
             assertThatThrownBy(option::startAt).as(bad).isInstanceOf(Main.UserError.class)
-                    .hasMessageStartingWith("--tier must be container or bubblewrap, got '" + bad + "'");
+                    .hasMessageStartingWith("--tier must be gvisor, container or bubblewrap, got '" + bad + "'");
         }
+    }
+
+    @Test
+    void theLowestTierMayNotBeAboveWhereTheLadderStarts() {
+        TierOption option = new TierOption();
+        option.tier = "gvisor";
+        option.lowestTier = "gvisor";
+        assertThat(option.lowest()).isEqualTo(IsolationTier.GVISOR);
+        option.tier = "container";
+        assertThatThrownBy(option::lowest).isInstanceOf(Main.UserError.class)
+                .hasMessageStartingWith("--lowest-tier gvisor is above --tier container");
+        option.lowestTier = "none";
+        assertThatThrownBy(option::lowest).isInstanceOf(Main.UserError.class)
+                .hasMessageStartingWith("--lowest-tier must be gvisor, container or bubblewrap, got 'none'");
     }
 
     @Test
@@ -38,7 +55,7 @@ class TierOptionTest {
             CliRun r = CliRun.of(args);
 
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(Main.USAGE);
-            assertThat(r.err()).isEqualTo("toolyard: --tier must be container or bubblewrap, got 'none' (below bubblewrap "
+            assertThat(r.err()).isEqualTo("toolyard: --tier must be gvisor, container or bubblewrap, got 'none' (below bubblewrap "
                     + "the ladder only refuses: nothing ever runs unisolated)\n");
             assertThat(r.out()).isEmpty();
         }
@@ -53,7 +70,8 @@ class TierOptionTest {
         for (String command : new String[] {"doctor", "demo", "call", "mcp"}) {
             CliRun r = CliRun.of(command, "--help");
 
-            assertThat(r.out()).as(command).contains("--tier=TIER").contains("container").contains("bubblewrap");
+            assertThat(r.out()).as(command).contains("--tier=TIER").contains("--lowest-tier=TIER").contains("gvisor")
+                    .contains("container").contains("bubblewrap");
         }
     }
 }

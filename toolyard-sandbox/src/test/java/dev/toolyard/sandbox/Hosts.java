@@ -123,7 +123,9 @@ public final class Hosts {
     /** @return a builder for a sandbox on {@code tier} with {@code limits} and the tests' output cap */
     public static TieredSandbox.Builder builder(IsolationTier tier, ResourceLimits limits) {
         TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP);
-        if (tier == IsolationTier.CONTAINER) {
+        if (tier == IsolationTier.GVISOR) {
+            b.containerImage(IMAGE).startAt(IsolationTier.GVISOR).lowestTier(IsolationTier.GVISOR);
+        } else if (tier == IsolationTier.CONTAINER) {
             b.containerImage(IMAGE);
         } else {
             b.which(hiding("podman", "docker"));

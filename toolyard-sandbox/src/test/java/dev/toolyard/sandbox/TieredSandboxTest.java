@@ -89,7 +89,7 @@ class TieredSandboxTest {
             return Hosts.roomy(tier);
         }
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void nothingIsWrittenOutsideTheWriteRoot(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -143,7 +143,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void etcShadowAndHostFilesOutsideTheBindsAreUnreadable(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path secretDir = Files.createDirectories(tmp.resolve("private"));
@@ -161,7 +161,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void noConnectionReachesAListenerOnHostLoopback(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
@@ -183,7 +183,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void theChildSeesExactlyTheAllowlistedEnvironmentAndNoneOfTheParents(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             assertThat(System.getenv("TOOLYARD_PARENT_SECRET"))
@@ -201,7 +201,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void aCpuBurnIsKilledNearItsLimit(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
 
@@ -214,7 +214,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void aMemoryHogFails(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -231,7 +231,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void aFileStopsGrowingAtTheFileSizeLimit(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -243,7 +243,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void aForkBombIsHeldAtTheProcessLimitAndLeavesNothingBehind(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -261,7 +261,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void concurrentRunsEachGetTheirOwnProcessLimit(IsolationTier tier) throws Exception {
             TieredSandbox sandbox = on(tier);
             ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -283,7 +283,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void anOutputFloodIsCappedAtTheLimitAndStopsTheRun(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
 
@@ -302,7 +302,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void aTreeThatIgnoresSigtermAndDaemonizesIsGoneAfterTheTimeout(IsolationTier tier) throws Exception {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -325,7 +325,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void theCommandRunsInTheWriteRootWithAnEmptyStdinAndItsExitCodeComesBack(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -342,7 +342,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void noSetuidOrSetgidFileOwnedByRootCanBeMadeInTheWorkspace(IsolationTier tier) throws IOException {
             // The attack of issue 10: a setuid-root interpreter left in the workspace for a host user to run.
             TieredSandbox sandbox = roomy(tier);
@@ -361,7 +361,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void theCommandIsNotHostRootAndWhatItCreatesIsTheSandboxUidsOnTheHost(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -384,7 +384,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void theWriteRootIsMountedNosuidAndNodev(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -396,7 +396,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void rlimitNprocIsTheProcessCountAndBindsBecauseTheCommandIsNotRoot(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -411,7 +411,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void nestedUserNamespacesFail(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
@@ -426,7 +426,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void everyDeniedSystemCallFailsWithItsErrnoAndOtherAbisAreKilled(IsolationTier tier) throws IOException, InterruptedException {
             TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
@@ -453,7 +453,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void ordinaryProgramsStillRunUnderTheFilter(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
@@ -470,7 +470,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void theCommandInheritsNoDescriptorBeyondItsThreeStreams(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
 
@@ -480,7 +480,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
         void argvIsPassedAsIsWithNoShellInBetween(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -849,7 +849,7 @@ class TieredSandboxTest {
         void theBuilderRefusesToStartTheLadderBelowBubblewrapNamingTheParameter() {
             assertThatThrownBy(() -> TieredSandbox.builder().startAt(IsolationTier.UNAVAILABLE).build())
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageStartingWith("startAt must be CONTAINER or BWRAP, got UNAVAILABLE")
+                    .hasMessageStartingWith("startAt must be GVISOR, CONTAINER or BWRAP, got UNAVAILABLE")
                     .hasMessageContaining("nothing ever runs unisolated");
             assertThatThrownBy(() -> TieredSandbox.builder().startAt(null)).isInstanceOf(NullPointerException.class)
                     .hasMessage("startAt");

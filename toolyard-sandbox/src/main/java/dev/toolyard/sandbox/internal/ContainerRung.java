@@ -75,17 +75,19 @@ public final class ContainerRung implements Rung {
 
     @Override
     public String name() {
-        return tools.engine().command();
+        return tools.userSpaceKernel() ? Ladder.GVISOR : tools.engine().command();
     }
 
     @Override
     public IsolationTier tier() {
-        return IsolationTier.CONTAINER;
+        return tools.userSpaceKernel() ? IsolationTier.GVISOR : IsolationTier.CONTAINER;
     }
 
     @Override
     public Set<String> limitsUnenforced() {
-        return Set.of();
+        // Under gVisor the pids cgroup must leave room for the runtime's own threads, so without a
+        // lent uid (whose RLIMIT_NPROC binds) the configured process count holds only loosely.
+        return tools.userSpaceKernel() && ids.isEmpty() ? Set.of("processCount") : Set.of();
     }
 
     @Override
@@ -96,6 +98,18 @@ public final class ContainerRung implements Rung {
     @Override
     public Map<String, String> enforcement() {
         Map<String, String> m = new LinkedHashMap<>();
+        if (tools.userSpaceKernel()) {
+            m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit and enforced by gVisor's kernel (SIGKILL at the limit)");
+            m.put("memoryBytes", "the container's memory cgroup (--memory, gVisor's own memory included), and RLIMIT_AS "
+                    + "per process, enforced by gVisor's kernel");
+            m.put("fileSizeBytes", "RLIMIT_FSIZE, set by prlimit and enforced by gVisor's kernel");
+            m.put("processCount", ids.isPresent()
+                    ? "RLIMIT_NPROC on a uid lent to this run alone (" + ids.get() + "), set by prlimit and enforced by "
+                            + "gVisor's kernel; the pids cgroup (--pids-limit) is a backstop with room for gVisor's own host threads"
+                    : "not enforced at the configured count: only the pids cgroup, which must leave room for gVisor's own "
+                            + "host threads (this process is not root, so no uid of its own binds RLIMIT_NPROC)");
+            return m;
+        }
         m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit inside the container (SIGKILL at the limit)");
         m.put("memoryBytes", "the container's memory cgroup (--memory), and RLIMIT_AS per process by prlimit");
         m.put("fileSizeBytes", "RLIMIT_FSIZE, set by prlimit inside the container");

@@ -163,6 +163,87 @@ class LadderTest {
     }
 
     @Test
+    void gvisorIsVisitedOnlyWhenTheApplicationStartsTheLadderThere() {
+        List<String> asked = Collections.synchronizedList(new ArrayList<>());
+        Function<String, Optional<Path>> which = name -> {
+            asked.add(name);
+            return Optional.empty();
+        };
+
+        Ladder.Climb whole = Ladder.climb(which, ResourceLimits.defaults(), "img:1", CLIENT_ENV, ROOT, IsolationTier.CONTAINER);
+        Ladder.Climb fromGvisor = Ladder.climb(which, ResourceLimits.defaults(), "img:1", "runc", CLIENT_ENV, ROOT,
+                IsolationTier.GVISOR);
+
+        assertThat(whole.steps()).extracting(Ladder.Step::name).containsExactly("podman", "docker", "bwrap");
+        assertThat(fromGvisor.steps()).extracting(Ladder.Step::name).containsExactly("gvisor", "podman", "docker", "bwrap");
+        assertThat(asked.subList(0, asked.indexOf("bwrap") + 1)).as("the default ladder never looks for runsc")
+                .doesNotContain("runsc");
+        assertThat(fromGvisor.steps().get(0).why()).isEqualTo("podman not found (apt-get install podman runsc): gVisor runs "
+                + "through podman");
+    }
+
+    @Test
+    void fromGvisorWithoutRunscTheLadderGoesOnAndSaysWhy() {
+        Function<String, Optional<Path>> which = name -> name.equals("runsc") ? Optional.empty()
+                : Optional.of(Path.of("/nonexistent-toolyard", name));
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), "img:1", "runc", CLIENT_ENV, ROOT,
+                IsolationTier.GVISOR);
+
+        assertThat(c.steps().get(0).why()).isEqualTo("runsc not found (apt-get install runsc)");
+        assertThat(c.steps().get(1).why()).doesNotStartWith("not probed").doesNotContain("lowest tier");
+    }
+
+    @Test
+    void gvisorOrNothingRefusesEveryRungBelowItWithoutProbingThem() {
+        List<String> asked = Collections.synchronizedList(new ArrayList<>());
+        Function<String, Optional<Path>> which = name -> {
+            asked.add(name);
+            return name.equals("runsc") ? Optional.empty() : Optional.of(Path.of("/usr/bin", name));
+        };
+
+        Ladder.Climb c = Ladder.climb(which, ResourceLimits.defaults(), "img:1", "runc", CLIENT_ENV, ROOT,
+                IsolationTier.GVISOR, IsolationTier.GVISOR);
+
+        assertThat(c.tier()).isEqualTo(IsolationTier.UNAVAILABLE);
+        assertThat(c.steps().subList(1, 4)).extracting(Ladder.Step::why)
+                .containsOnly("below the lowest tier the application accepts (gvisor): runs are refused rather than run there");
+        assertThat(c.steps().subList(1, 4)).allMatch(st -> st.canaryArgv().isEmpty());
+        assertThat(asked).doesNotContain("bwrap", "docker", "runc");
+    }
+
+    @Test
+    void theLowestTierCannotBeAboveTheStart() {
+        assertThatThrownBy(() -> Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), null, "runc", CLIENT_ENV,
+                ROOT, IsolationTier.BWRAP, IsolationTier.GVISOR)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lowest tier");
+        assertThatThrownBy(() -> dev.toolyard.sandbox.TieredSandbox.builder().lowestTier(IsolationTier.GVISOR).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("lowestTier (GVISOR) is above startAt (CONTAINER)");
+        assertThatThrownBy(() -> dev.toolyard.sandbox.TieredSandbox.builder().lowestTier(IsolationTier.NONE).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("lowestTier must be GVISOR, CONTAINER or BWRAP");
+    }
+
+    @Test
+    @Tag("isolation")
+    @Timeout(180)
+    void onThisHostGvisorPassesAForkingCanaryAndTheReportNamesTheRuntimeAndWhatEnforcesEachLimit() {
+        Hosts.require(Hosts.hiding().apply("runsc").isPresent(), "runsc is not installed (apt-get install runsc)");
+
+        Ladder.Climb c = Ladder.climb(Hosts.hiding("docker"), Hosts.LIMITS, Hosts.IMAGE, "runc", CLIENT_ENV,
+                new Ladder.Host(Ladder.runsAsRoot(), new SandboxIds(1_900_009_200, 1_900_009_200, 4), Optional.empty()),
+                IsolationTier.GVISOR, IsolationTier.GVISOR);
+
+        assertThat(c.tier()).as(c.steps().toString()).isEqualTo(IsolationTier.GVISOR);
+        Ladder.Step g = c.steps().get(0);
+        assertThat(g.canaryArgv()).containsSequence("--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp")
+                .endsWith(Ladder.FORKING_CANARY.toArray(String[]::new));
+        assertThat(g.why()).contains("runsc version").contains("forked from /bin/sh");
+        assertThat(c.rung().orElseThrow().enforcement().get("processCount")).contains("RLIMIT_NPROC")
+                .contains("enforced by gVisor's kernel");
+    }
+
+    @Test
     void theLadderNeverStartsBelowBubblewrap() {
         assertThatThrownBy(() -> Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), null, CLIENT_ENV, ROOT,
                 IsolationTier.UNAVAILABLE)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("never below bubblewrap");
