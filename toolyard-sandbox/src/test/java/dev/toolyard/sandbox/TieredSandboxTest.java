@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class TieredSandboxTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -79,6 +79,11 @@ class TieredSandboxTest {
     @Nested
     @Tag("isolation")
     class OnEachRung {
+        /** @return the rungs each claim is shown on: every rung of the ladder */
+        static Stream<IsolationTier> rungs() {
+            return Stream.of(IsolationTier.GVISOR, IsolationTier.CONTAINER, IsolationTier.BWRAP);
+        }
+
         /** @return the sandbox these tests run on: cold runs here, warm ones in {@link OnEachRungWarm} */
         TieredSandbox on(IsolationTier tier) {
             return Hosts.on(tier);
@@ -89,7 +94,7 @@ class TieredSandboxTest {
             return Hosts.roomy(tier);
         }
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void nothingIsWrittenOutsideTheWriteRoot(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -143,7 +148,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void etcShadowAndHostFilesOutsideTheBindsAreUnreadable(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path secretDir = Files.createDirectories(tmp.resolve("private"));
@@ -161,7 +166,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void noConnectionReachesAListenerOnHostLoopback(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
@@ -183,7 +188,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void theChildSeesExactlyTheAllowlistedEnvironmentAndNoneOfTheParents(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             assertThat(System.getenv("TOOLYARD_PARENT_SECRET"))
@@ -201,7 +206,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void aCpuBurnIsKilledNearItsLimit(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
 
@@ -214,7 +219,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void aMemoryHogFails(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -231,7 +236,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void aFileStopsGrowingAtTheFileSizeLimit(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -243,7 +248,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void aForkBombIsHeldAtTheProcessLimitAndLeavesNothingBehind(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -261,7 +266,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void concurrentRunsEachGetTheirOwnProcessLimit(IsolationTier tier) throws Exception {
             TieredSandbox sandbox = on(tier);
             ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -283,7 +288,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void anOutputFloodIsCappedAtTheLimitAndStopsTheRun(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
 
@@ -302,7 +307,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void aTreeThatIgnoresSigtermAndDaemonizesIsGoneAfterTheTimeout(IsolationTier tier) throws Exception {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -325,7 +330,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void theCommandRunsInTheWriteRootWithAnEmptyStdinAndItsExitCodeComesBack(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -342,7 +347,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void noSetuidOrSetgidFileOwnedByRootCanBeMadeInTheWorkspace(IsolationTier tier) throws IOException {
             // The attack of issue 10: a setuid-root interpreter left in the workspace for a host user to run.
             TieredSandbox sandbox = roomy(tier);
@@ -361,7 +366,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void theCommandIsNotHostRootAndWhatItCreatesIsTheSandboxUidsOnTheHost(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -384,7 +389,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void theWriteRootIsMountedNosuidAndNodev(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -396,7 +401,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void rlimitNprocIsTheProcessCountAndBindsBecauseTheCommandIsNotRoot(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -411,7 +416,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void nestedUserNamespacesFail(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
@@ -426,7 +431,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void everyDeniedSystemCallFailsWithItsErrnoAndOtherAbisAreKilled(IsolationTier tier) throws IOException, InterruptedException {
             TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
@@ -453,7 +458,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void ordinaryProgramsStillRunUnderTheFilter(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = roomy(tier);
             Path work = writeRoot();
@@ -470,7 +475,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void theCommandInheritsNoDescriptorBeyondItsThreeStreams(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
 
@@ -480,7 +485,7 @@ class TieredSandboxTest {
         }
 
         @ParameterizedTest(name = "{0}")
-        @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+        @MethodSource("rungs")
         void argvIsPassedAsIsWithNoShellInBetween(IsolationTier tier) throws IOException {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
@@ -503,6 +508,14 @@ class TieredSandboxTest {
     class OnEachRungWarm extends OnEachRung {
         private long servedBefore;
 
+        /**
+         * @return the rungs warm mode is built for; not gVisor, whose report says so
+         *     ({@link #onGvisorWarmModeIsUnavailableAndSaysWhyAndRunsAreCold})
+         */
+        static Stream<IsolationTier> rungs() {
+            return Stream.of(IsolationTier.CONTAINER, IsolationTier.BWRAP);
+        }
+
         @BeforeEach
         void countWarmRuns() {
             servedBefore = Hosts.warmRunsServed();
@@ -517,6 +530,18 @@ class TieredSandboxTest {
         @Override
         TieredSandbox on(IsolationTier tier) {
             return Hosts.warm(tier);
+        }
+
+        @Test
+        void onGvisorWarmModeIsUnavailableAndSaysWhyAndRunsAreCold() throws IOException {
+            try (TieredSandbox sandbox = Hosts.builder(IsolationTier.GVISOR, LIMITS).warm(true).build()) {
+                Hosts.require(sandbox.isolationTier() == IsolationTier.GVISOR, "gVisor is not available:\n" + sandbox.report());
+                assertThat(sandbox.report().warmMode()).startsWith("asked for, but unavailable on gvisor: warm mode is not built");
+                servedBefore = -1; // this test's command runs cold, by design
+                SubprocessResult r = sh(sandbox, writeRoot(), "echo cold");
+                assertThat(r.stdout()).isEqualTo("cold\n");
+                assertThat(sandbox.warmRunsServed()).isZero();
+            }
         }
 
         @Override
