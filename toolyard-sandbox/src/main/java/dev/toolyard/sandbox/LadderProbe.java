@@ -96,17 +96,20 @@ final class LadderProbe {
     private static Optional<SandboxFiles> writeFiles() {
         Optional<byte[]> program;
         Optional<String> profile;
+        Optional<String> gvisorProfile;
         try {
             SeccompFilter filter = SeccompFilter.standard();
             program = Optional.of(filter.bpfProgramForHost());
             profile = Optional.of(filter.ociProfileJson());
+            gvisorProfile = Optional.of(filter.forGvisor().ociProfileJson());
         } catch (IllegalStateException e) {
             LOG.log(System.Logger.Level.WARNING, "no seccomp filter for this architecture: " + e.getMessage());
             program = Optional.empty();
             profile = Optional.empty();
+            gvisorProfile = Optional.empty();
         }
         try {
-            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile));
+            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile, gvisorProfile));
         } catch (IOException | UncheckedIOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not write the sandbox's private files; /etc entries are bound "
                     + "one by one and no seccomp filter is loaded: " + e);

@@ -99,7 +99,9 @@ public final class ContainerRung implements Rung {
     public Map<String, String> enforcement() {
         Map<String, String> m = new LinkedHashMap<>();
         if (tools.userSpaceKernel()) {
-            m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit and enforced by gVisor's kernel (SIGKILL at the limit)");
+            m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit and enforced by gVisor's kernel (SIGKILL at the limit), which "
+                    + "charges its own work for the command's system calls to the command: a limit buys less work than on the "
+                    + "container rung (a fork costs tens of ms here)");
             m.put("memoryBytes", "the container's memory cgroup (--memory, gVisor's own memory included), and RLIMIT_AS "
                     + "per process, enforced by gVisor's kernel");
             m.put("fileSizeBytes", "RLIMIT_FSIZE, set by prlimit and enforced by gVisor's kernel");

@@ -290,11 +290,11 @@ public final class Ladder {
         }
         ContainerCommand.Tools tools = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN, client.get(), runsc, true,
                 env.get(), prlimit.get(), shell.get(), find(which, "setpriv"));
-        Optional<Path> profile = host.files().flatMap(SandboxFiles::seccompProfile);
+        Optional<Path> profile = host.files().flatMap(SandboxFiles::gvisorSeccompProfile);
         ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv, host.lent(), profile);
         String detail = "podman at " + client.get() + ", image " + image + ", OCI runtime " + runsc.get() + " ("
                 + runtimeVersion(runsc.get()) + ", " + String.join(", ", ContainerCommand.GVISOR_RUNTIME_FLAGS) + "); " + runsAs(host) + "; "
-                + (profile.isPresent() ? "ToolYard's seccomp profile, applied by gVisor's kernel" : "no seccomp profile");
+                + (profile.isPresent() ? "ToolYard's seccomp profile, applied by gVisor's kernel (clone3 left to gVisor, which answers ENOSYS)" : "no seccomp profile");
         return canary(rung, mode.containerTimeout(), mode, detail);
     }
 

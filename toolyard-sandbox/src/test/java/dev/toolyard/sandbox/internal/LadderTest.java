@@ -243,6 +243,54 @@ class LadderTest {
                 .contains("enforced by gVisor's kernel");
     }
 
+    /**
+     * Our profile is what refuses inside gVisor, not gVisor by itself: two calls gVisor's kernel
+     * implements and lets an unprivileged process make (a new user namespace, and being traced)
+     * succeed on the gVisor rung without the profile, and fail with the filter's EPERM with it. One
+     * launch each; the isolation tests show every other denial on this rung.
+     */
+    @Test
+    @Tag("isolation")
+    @Timeout(180)
+    void onGvisorOurProfileIsWhatRefusesCallsGvisorImplements(@TempDir Path tmp) throws IOException {
+        Hosts.require(Hosts.hiding().apply("runsc").isPresent(), "runsc is not installed (apt-get install runsc)");
+        Path work = Files.createDirectories(tmp.resolve("work"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String script = "import ctypes, os\n"
+                + "libc = ctypes.CDLL(None, use_errno=True)\n"
+                + "pid = os.fork()\n"
+                + "if pid == 0:\n"
+                + "    r = libc.unshare(0x10000000)\n" // CLONE_NEWUSER, in a child: it changes the caller
+                + "    print('unshare-user', 0 if r == 0 else ctypes.get_errno(), flush=True)\n"
+                + "    os._exit(0)\n"
+                + "os.waitpid(pid, 0)\n"
+                + "r = libc.ptrace(0, 0, None, None)\n" // PTRACE_TRACEME
+                + "print('ptrace-traceme', 0 if r == 0 else ctypes.get_errno(), flush=True)\n";
+        SandboxFiles files = SandboxFiles.write(HostLayout.inspect(), Optional.empty(), Optional.empty(),
+                Optional.of(SeccompFilter.standard().forGvisor().ociProfileJson()));
+        try {
+            SandboxIds ids = new SandboxIds(1_900_009_300, 1_900_009_300, 4);
+            Map<String, String> got = new java.util.LinkedHashMap<>();
+            for (boolean filtered : new boolean[] {false, true}) {
+                Ladder.Climb c = Ladder.climb(Hosts.hiding("docker"), Hosts.ROOMY, Hosts.IMAGE, "runc", CLIENT_ENV,
+                        new Ladder.Host(Ladder.runsAsRoot(), ids, filtered ? Optional.of(files) : Optional.empty()),
+                        IsolationTier.GVISOR, IsolationTier.GVISOR);
+                assertThat(c.tier()).as(c.steps().toString()).isEqualTo(IsolationTier.GVISOR);
+                Rung rung = c.rung().orElseThrow();
+                assertThat(rung.filtered()).isEqualTo(filtered);
+                Duration timeout = Duration.ofSeconds(60);
+                Supervisor.Outcome o = Supervisor.run(rung.prepare(List.of("/usr/bin/python3", "-c", script),
+                        BindSet.of(dev.toolyard.SandboxPaths.of(work.toRealPath()), true), Map.of(), timeout), timeout, 4096);
+                got.put(filtered ? "with" : "without", o.stdout().text() + o.stderr().text());
+            }
+
+            assertThat(got.get("without")).as("gVisor itself allows both").isEqualTo("unshare-user 0\nptrace-traceme 0\n");
+            assertThat(got.get("with")).as("our profile refuses both").isEqualTo("unshare-user 1\nptrace-traceme 1\n");
+        } finally {
+            files.delete();
+        }
+    }
+
     @Test
     void theLadderNeverStartsBelowBubblewrap() {
         assertThatThrownBy(() -> Ladder.climb(name -> Optional.empty(), ResourceLimits.defaults(), null, CLIENT_ENV, ROOT,
