@@ -153,12 +153,20 @@ public final class ContainerRung implements Rung {
         }
     }
 
+    /** Why warm mode is unavailable on the gVisor rung, as the report and the doctor say it. */
+    public static final String GVISOR_WARM_UNAVAILABLE = "warm mode does not run on gVisor: its kernel does not "
+            + "implement setfsgid, through which the warm supervisor gives each wiped directory (/tmp and the like) "
+            + "to the sandbox gid without CAP_CHOWN, so the supervisor cannot start; runs are cold";
+
     @Override
     public Optional<String> warmUnavailable() {
         if (tools.userSpaceKernel()) {
-            // Tried here: in a warm gVisor container the command's /tmp answered EINVAL (ls /tmp) and
-            // each command still took seconds, so the warm guarantees are not shown on this rung yet.
-            return Optional.of("warm mode is not built for the gVisor rung yet; runs are cold");
+            // Tried here (runsc 20221219): the warm supervisor, started in a gVisor container, ends at
+            // once with "/tmp: Function not implemented". It gives each wiped directory to the sandbox
+            // gid as root without CAP_CHOWN through setfsgid, which gVisor's kernel does not implement
+            // (ENOSYS). An earlier "ls /tmp: Invalid argument" there was coreutils' statx with
+            // AT_NO_AUTOMOUNT, which gVisor refuses on every file system, not a mount option.
+            return Optional.of(GVISOR_WARM_UNAVAILABLE);
         }
         if (tools.engine() != ContainerCommand.Engine.PODMAN) {
             return Optional.of("warm mode is built and tested for podman only; runs on " + name() + " are cold");
