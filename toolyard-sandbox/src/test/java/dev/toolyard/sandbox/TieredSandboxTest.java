@@ -423,6 +423,7 @@ class TieredSandboxTest {
         void theWriteRootIsMountedNosuidAndNodev(IsolationTier tier) throws Exception {
             TieredSandbox sandbox = on(tier);
             Path work = writeRoot();
+            Hosts.require(Hosts.root(), "the test JVM is not root, so it cannot plant another uid's setuid file or a device node");
             // Shown by what the command can do with them, on every rung: a setuid copy of id owned by
             // another uid (the host plants it: the command cannot) runs as the command's own uid, and a
             // device node for the host's kernel log (/dev/kmsg, which gVisor does not emulate) cannot be opened;
