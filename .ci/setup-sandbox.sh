@@ -9,9 +9,10 @@ IMAGE="${TOOLYARD_SKELETON_IMAGE:-localhost/toolyard-skeleton:1}"
 
 # runc: crun refuses a cgroup v1 layout without systemd. dash: the bubblewrap rung's launcher, whose
 # ulimit sets the limits. setpriv: as root, switches the command to the run's own uid. prlimit: the
-# container rung's limits, inside the container. With recommends, as podman was always installed here.
-ci_require_tools --with-recommends "the isolation tests" bwrap=bubblewrap podman=podman runc=runc dash=dash \
-  setpriv=util-linux prlimit=util-linux
+# container rung's limits, inside the container. runsc: gVisor, the rung above the container
+# (startAt(GVISOR)). With recommends, as podman was always installed here.
+ci_require_tools --with-recommends "the isolation tests" bwrap=bubblewrap podman=podman runc=runc runsc=runsc \
+  dash=dash setpriv=util-linux prlimit=util-linux
 
 if podman image exists "$IMAGE"; then
   echo "image $IMAGE is present"

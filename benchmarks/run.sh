@@ -73,6 +73,21 @@ else
   else
     echo "$preflight" | sed -n 's/^tier: /   tier: /p'
   fi
+  # Its gVisor rows (cold /bin/true and the getppid loop, podman with runsc) need the gVisor rung; where
+  # it is unavailable only those rows are left out, the same way.
+  echo "== preflight: the gVisor rung SandboxBenchmark's gVisor rows measure"
+  if ! preflight=$("$java_bin" -cp "$here/target/benchmarks.jar" dev.toolyard.benchmarks.SandboxBenchmark --gvisor 2>&1); then
+    echo "$preflight" >&2
+    if [ "${CI:-}" = "true" ]; then
+      echo "ERROR: CI=true and the gVisor rung is unavailable (report above): SandboxBenchmark's gVisor rows cannot run." >&2
+      exit 1
+    fi
+    echo "WARNING: the gVisor rung is unavailable (report above): SandboxBenchmark's gVisor rows are LEFT OUT of this run." >&2
+    jmh_args+=(-e 'SandboxBenchmark.*Gvisor')
+    label="${label:+$label }SandboxBenchmark's gVisor rows left out: no gVisor rung on this host (apt-get install runsc, .ci/setup-sandbox.sh)."
+  else
+    echo "$preflight" | sed -n 's/^tier: /   tier: /p'
+  fi
 fi
 
 # DurableStoreBenchmark's PostgreSQL rows need the server .ci/setup-postgres.sh starts; without it they are

@@ -10,6 +10,7 @@ numbers have one source) holds one request a line:
                                  the i386 and x32 ABIs, which libc.syscall cannot)
   threads <label> <n>           start n Python threads and join them
   status <label> <field>        the value of <field> in /proc/self/status (Seccomp: 2 = filtered)
+  ret <label> <nr> [arg ...]    as call, but prints what the call returned, or err=<errno>
 
 Each request runs in a forked child, so a call that succeeds (in a run without the filter) cannot
 change the probe itself. Output, one line each: "<label> <errno>" for call (0 when it succeeded),
@@ -49,6 +50,14 @@ def do_call(libc, fields):
     return "0" if r != -1 else str(err)
 
 
+def do_ret(libc, fields):
+    keep = []
+    args = [to_arg(t, keep) for t in fields[1:]]
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(int(fields[0], 0)), *args)
+    return str(r) if r != -1 else "err=%d" % ctypes.get_errno()
+
+
 def do_native(fields):
     code = bytes.fromhex(fields[0])
     m = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
@@ -82,6 +91,8 @@ def run(libc, kind, fields):
         return do_call(libc, fields)
     if kind == "native":
         return do_native(fields)
+    if kind == "ret":
+        return do_ret(libc, fields)
     if kind == "threads":
         return do_threads(fields)
     if kind == "status":

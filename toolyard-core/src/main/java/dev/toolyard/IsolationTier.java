@@ -5,6 +5,12 @@ package dev.toolyard;
  * in the JVM's own process because its tool declares no need for isolation.
  */
 public enum IsolationTier {
+    /**
+     * A container whose system calls a user-space kernel answers: podman with gVisor's {@code runsc}
+     * as the OCI runtime, no network. Above the container rung; taken only when the application starts
+     * the ladder here.
+     */
+    GVISOR,
     /** A rootless-style container (podman, then docker), no network. */
     CONTAINER,
     /** bubblewrap namespaces with limits applied inside. */
@@ -16,6 +22,14 @@ public enum IsolationTier {
      * process. Observers see it; a sandbox never reports it as its tier.
      */
     NONE;
+
+    /**
+     * @return whether this tier runs commands in a container (gVisor or the container rung), where
+     *     the write root is bound at its own path inside an image
+     */
+    public boolean containerized() {
+        return this == GVISOR || this == CONTAINER;
+    }
 
     /** @return the wire form, lower case; never {@code null} */
     public String wireName() {

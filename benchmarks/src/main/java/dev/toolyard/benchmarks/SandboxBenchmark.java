@@ -269,6 +269,54 @@ public class SandboxBenchmark {
     }
 
     /**
+     * {@code /bin/true} cold on the gVisor rung (podman with runsc): about half a second more than
+     * {@link #runIsolatedContainerCold} here, each call timed once (single shot), five times.
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 1)
+    @Measurement(iterations = 5)
+    public SubprocessResult runIsolatedGvisorCold(SandboxRungs.ColdGvisor s) {
+        return SandboxRungs.checkedTrue(s.sandbox, s.workspace, s.tier);
+    }
+
+    /** {@code /bin/true} cold on the container rung, timed as {@link #runIsolatedGvisorCold} is: the ratio's baseline. */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 1)
+    @Measurement(iterations = 5)
+    public SubprocessResult runIsolatedContainerCold(SandboxRungs.ColdContainer s) {
+        return SandboxRungs.checkedTrue(s.sandbox, s.workspace, s.tier);
+    }
+
+    /** {@link SandboxRungs#GETPPID_LOOP} on the gVisor rung: each call answered by gVisor's kernel. */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 0)
+    @Measurement(iterations = 3)
+    public SubprocessResult getppidLoopGvisor(SandboxRungs.ColdGvisor s) {
+        return SandboxRungs.checked(s.sandbox, s.workspace, s.tier, SandboxRungs.GETPPID_LOOP);
+    }
+
+    /** {@link SandboxRungs#GETPPID_LOOP} on the container rung (runc: the host's kernel, our filter). */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 0)
+    @Measurement(iterations = 3)
+    public SubprocessResult getppidLoopContainer(SandboxRungs.ColdContainer s) {
+        return SandboxRungs.checked(s.sandbox, s.workspace, s.tier, SandboxRungs.GETPPID_LOOP);
+    }
+
+    /** {@link SandboxRungs#GETPPID_LOOP} on the bubblewrap rung. */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 0)
+    @Measurement(iterations = 3)
+    public SubprocessResult getppidLoopBubblewrap(SandboxRungs.ColdBubblewrap s) {
+        return SandboxRungs.checked(s.sandbox, s.workspace, s.tier, SandboxRungs.GETPPID_LOOP);
+    }
+
+    /**
      * Preflight for {@code run.sh}: prints the isolation report of the sandbox this benchmark builds,
      * and exits 0 when the bubblewrap rung is taken, 1 when it is not. With {@code --paired N} it then
      * runs the library, the bare command line, the minimal hardened line and a bare {@code /bin/true}
@@ -276,12 +324,22 @@ public class SandboxBenchmark {
      * difference to each: a check of the rows' ratios that machine drift between JMH forks cannot skew.
      * With {@code --container} it is the preflight of the container rows instead: it prints the report
      * of the warm container sandbox those rows build (podman, {@value SandboxRungs#IMAGE}) and exits 0
-     * when that rung is taken and can run warm, 1 otherwise.
+     * when that rung is taken and can run warm, 1 otherwise. With {@code --gvisor} it is the preflight
+     * of the gVisor rows: the report of {@link SandboxRungs#gvisor()}, exit 0 when that rung is taken.
      *
-     * @param args nothing, {@code --paired N}, or {@code --container}
+     * @param args nothing, {@code --paired N}, {@code --container} or {@code --gvisor}
      * @throws Exception if a run cannot be started
      */
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("--gvisor")) {
+            boolean ready;
+            try (TieredSandbox gvisor = SandboxRungs.gvisor()) {
+                IsolationReport report = gvisor.report();
+                System.out.print(report.describe());
+                ready = report.tier() == IsolationTier.GVISOR;
+            }
+            System.exit(ready ? 0 : 1);
+        }
         if (args.length == 1 && args[0].equals("--container")) {
             boolean ready;
             try (TieredSandbox container = SandboxRungs.container(true)) {

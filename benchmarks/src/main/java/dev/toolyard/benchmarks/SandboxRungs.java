@@ -74,6 +74,24 @@ public final class SandboxRungs {
         return TieredSandbox.builder().containerImage(IMAGE).warm(warm).build();
     }
 
+    /** @return a cold sandbox on the gVisor rung alone ({@code startAt(GVISOR).lowestTier(GVISOR)}), same image */
+    static TieredSandbox gvisor() {
+        return TieredSandbox.builder().containerImage(IMAGE).startAt(IsolationTier.GVISOR).lowestTier(IsolationTier.GVISOR)
+                .build();
+    }
+
+    /** 100,000 {@code getppid} calls from Python: the system-call tax of a rung, start included. */
+    static final List<String> GETPPID_LOOP = List.of("/usr/bin/python3", "-c",
+            "import os\nfor _ in range(100000):\n    os.getppid()\n");
+
+    static SubprocessResult checked(TieredSandbox sandbox, SandboxPaths workspace, IsolationTier tier, List<String> command) {
+        SubprocessResult r = sandbox.runIsolated(command, workspace, Duration.ofSeconds(120), null);
+        if (r.exitCode() != 0 || r.timedOut() || r.tier() != tier) {
+            throw new IllegalStateException(command + " did not succeed on " + tier + ": " + r);
+        }
+        return r;
+    }
+
     /** @return a fresh workspace holding the files {@link #MIX} reads */
     static Path workspaceWithFiles() throws IOException {
         Path root = Workspace.create();
@@ -131,6 +149,10 @@ public final class SandboxRungs {
             if (report.tier() != expected) {
                 throw new IllegalStateException("this row needs the " + expected.wireName() + " rung, but the probe found:\n"
                         + report.describe());
+            }
+            if (!warm && expected == IsolationTier.GVISOR) {
+                checkedTrue(sandbox, workspace, tier); // hands the workspace over; the mix would take a minute there
+                return;
             }
             if (!warm) {
                 runMix(sandbox, workspace, tier); // also hands the workspace over, as the first run of a cold row does
@@ -237,6 +259,22 @@ public final class SandboxRungs {
         @Setup(Level.Trial)
         public void setUp() throws Exception {
             open(container(false), IsolationTier.CONTAINER, false);
+        }
+
+        /** @throws Exception never in practice */
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            close(false);
+        }
+    }
+
+    /** Cold runs on the gVisor rung (podman with runsc, {@value #IMAGE}); it has no warm mode. */
+    @State(Scope.Benchmark)
+    public static class ColdGvisor extends Rung {
+        /** @throws Exception if the rung is unavailable or a command fails */
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            open(gvisor(), IsolationTier.GVISOR, false);
         }
 
         /** @throws Exception never in practice */

@@ -1,7 +1,6 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.EgressClass;
-import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolCallRequest;
 import dev.toolyard.ToolContext;
@@ -70,7 +69,7 @@ final class CallCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        IsolationTier startAt = tier.startAt();
+        tier.lowest(); // a wrong --tier or --lowest-tier is said before anything runs
         if (!Files.isDirectory(workspace)) {
             throw new Main.UserError("workspace " + workspace + " is not an existing directory");
         }
@@ -91,7 +90,7 @@ final class CallCommand implements Callable<Integer> {
                 .egressCeiling(EgressClass.ALLOWLISTED)
                 .build();
         try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
-            ToolExecutor executor = Toolbox.executor(HostMachine.sandbox(image, startAt), records,
+            ToolExecutor executor = Toolbox.executor(HostMachine.sandbox(image, tier, false), records,
                     allowHosts, Resolver.system(), CliApprovalGate.forThisProcess(approve));
             ToolResult result = executor.execute(ToolCallRequest.of(tool, args), context);
             spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()

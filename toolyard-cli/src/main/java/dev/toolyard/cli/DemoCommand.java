@@ -59,6 +59,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         IsolationTier startAt = tier.startAt();
+        tier.lowest(); // a wrong --lowest-tier is said before anything runs
         PrintWriter out = spec.commandLine().getOut();
         Path base = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("toolyard-demo-");
         Path workspace = Files.createDirectories(base.resolve("workspace"));
@@ -66,7 +67,7 @@ final class DemoCommand implements Callable<Integer> {
         Files.writeString(workspace.resolve("notes/today.md"), "# Today\n- review the sandbox report\n- ship 0.1.0\n");
         Path storeFile = base.resolve("records.db");
 
-        try (TieredSandbox sandbox = HostMachine.sandbox(image, startAt, warm)) {
+        try (TieredSandbox sandbox = HostMachine.sandbox(image, tier, warm)) {
             return run(out, sandbox, startAt, workspace, storeFile);
         }
     }
@@ -106,7 +107,8 @@ final class DemoCommand implements Callable<Integer> {
 
         out.println("ToolYard demo: " + steps.size() + " tool calls a model might make, each run for real.");
         out.println("isolation tier: " + report.tier().wireName()
-                + (startAt == IsolationTier.BWRAP ? " (the ladder started at bubblewrap: --tier bwrap)" : "")
+                + (startAt == IsolationTier.BWRAP ? " (the ladder started at bubblewrap: --tier bwrap)"
+                        : startAt == IsolationTier.GVISOR ? " (the ladder started at gvisor: --tier gvisor)" : "")
                 + (report.tier() == IsolationTier.UNAVAILABLE ? " (run_command will be refused; see ./toolyard doctor)" : ""));
         out.println("warm mode: " + report.warmMode());
         out.println("workspace: " + workspace);

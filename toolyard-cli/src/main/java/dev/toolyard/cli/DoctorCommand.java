@@ -44,7 +44,7 @@ final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        IsolationReport report = HostMachine.sandbox(image, tier.startAt()).survey();
+        IsolationReport report = HostMachine.sandbox(image, tier, false).survey();
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(json(report)));
@@ -105,7 +105,8 @@ final class DoctorCommand implements Callable<Integer> {
                 .findFirst().orElse("");
         out.println("ToolYard doctor");
         out.println("  tier:   " + report.tier().wireName() + taken + "; the ladder starts at "
-                + (report.startAt() == IsolationTier.BWRAP ? "bubblewrap (--tier bwrap)" : "container (the default)"));
+                + (report.startAt() == IsolationTier.BWRAP ? "bubblewrap (--tier bwrap)"
+                        : report.startAt() == IsolationTier.GVISOR ? "gvisor (--tier gvisor)" : "container (the default)"));
         out.println("  java:   " + System.getProperty("java.vendor") + " " + System.getProperty("java.runtime.version"));
         out.println("  os:     " + System.getProperty("os.name") + " " + System.getProperty("os.arch"));
         out.println("  every rung, in ladder order; a canary is the command line a run on that rung uses, around /bin/true,");

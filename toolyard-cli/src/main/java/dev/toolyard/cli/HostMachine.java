@@ -23,11 +23,21 @@ final class HostMachine {
         return TieredSandbox.builder().containerImage(image).startAt(startAt).warm(warm).build();
     }
 
+    /** @return the sandbox every command uses, the ladder from {@code --tier} down to {@code --lowest-tier} */
+    static TieredSandbox sandbox(String image, TierOption tier, boolean warm) {
+        return TieredSandbox.builder().containerImage(image).startAt(tier.startAt()).lowestTier(tier.lowest()).warm(warm)
+                .build();
+    }
+
     static List<String> climbHints(IsolationReport report) {
         List<String> hints = new ArrayList<>();
+        if (report.startAt() == IsolationTier.GVISOR && report.tier() != IsolationTier.GVISOR) {
+            hints.add("gvisor rung: apt-get install -y podman runsc, then build the local image with "
+                    + "bash .ci/setup-sandbox.sh (it is never pulled)");
+        }
         if (report.startAt() == IsolationTier.BWRAP) {
             hints.add("container rung: skipped because the ladder was started at bubblewrap (--tier bwrap)");
-        } else if (report.tier() != IsolationTier.CONTAINER) {
+        } else if (!report.tier().containerized()) {
             hints.add("container rung: apt-get install -y podman runc, then build the local image with "
                     + "bash .ci/setup-sandbox.sh (it is never pulled)");
         }

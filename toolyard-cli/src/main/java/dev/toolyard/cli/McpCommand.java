@@ -1,7 +1,6 @@
 package dev.toolyard.cli;
 
 import dev.toolyard.EgressClass;
-import dev.toolyard.IsolationTier;
 import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
@@ -81,7 +80,7 @@ final class McpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        IsolationTier startAt = tier.startAt(); // a wrong --tier is a user mistake, said before serving
+        tier.lowest(); // a wrong --tier or --lowest-tier is a user mistake, said before serving
         PrintWriter err = spec.commandLine().getErr();
         if (!Files.isDirectory(workspace)) {
             throw new Main.UserError("workspace " + workspace + " is not an existing directory");
@@ -107,7 +106,7 @@ final class McpCommand implements Callable<Integer> {
         // From here on standard output is the protocol's alone; anything that prints goes to stderr.
         PrintStream protocol = System.out;
         System.setOut(System.err);
-        try (TieredSandbox tiered = HostMachine.sandbox(image, startAt);
+        try (TieredSandbox tiered = HostMachine.sandbox(image, tier, false);
                 JdbcToolCallStore recordStore = JdbcToolCallStore.sqlite(records)) {
             RunningCommands sandbox = new RunningCommands(tiered);
             ToolRegistry registry;

@@ -13,16 +13,20 @@ class TierOptionTest {
     Path tmp;
 
     @Test
-    void containerAndBwrapTheTiersWireNamesAreTheOnlyValuesAndContainerIsTheDefault() {
+    void gvisorContainerAndBwrapTheTiersWireNamesAreTheOnlyValuesAndContainerIsTheDefault() {
         TierOption option = new TierOption();
         assertThat(option.startAt()).isEqualTo(IsolationTier.CONTAINER);
+        assertThat(option.lowest()).isEqualTo(IsolationTier.BWRAP);
         option.tier = "bwrap";
         assertThat(option.startAt()).isEqualTo(IsolationTier.BWRAP);
         assertThat(option.startAt().wireName()).isEqualTo(option.tier);
-        for (String bad : new String[] {"unavailable", "none", "Container", "bwrap ", ""}) {
+        option.tier = "gvisor";
+        assertThat(option.startAt()).isEqualTo(IsolationTier.GVISOR);
+        assertThat(option.startAt().wireName()).isEqualTo(option.tier);
+        for (String bad : new String[] {"unavailable", "none", "Container", "bwrap ", "gVisor", ""}) {
             option.tier = bad;
             assertThatThrownBy(option::startAt).as(bad).isInstanceOf(Main.UserError.class)
-                    .hasMessageStartingWith("--tier must be container or bwrap, got '" + bad + "'");
+                    .hasMessageStartingWith("--tier must be gvisor, container or bwrap, got '" + bad + "'");
         }
     }
 
@@ -32,6 +36,20 @@ class TierOptionTest {
         option.tier = "bubblewrap";
         assertThatThrownBy(option::startAt).isInstanceOf(Main.UserError.class)
                 .hasMessage("--tier takes the tier's wire name: --tier bwrap, not --tier bubblewrap");
+    }
+
+    @Test
+    void theLowestTierMayNotBeAboveWhereTheLadderStarts() {
+        TierOption option = new TierOption();
+        option.tier = "gvisor";
+        option.lowestTier = "gvisor";
+        assertThat(option.lowest()).isEqualTo(IsolationTier.GVISOR);
+        option.tier = "container";
+        assertThatThrownBy(option::lowest).isInstanceOf(Main.UserError.class)
+                .hasMessageStartingWith("--lowest-tier gvisor is above --tier container");
+        option.lowestTier = "none";
+        assertThatThrownBy(option::lowest).isInstanceOf(Main.UserError.class)
+                .hasMessageStartingWith("--lowest-tier must be gvisor, container or bwrap, got 'none'");
     }
 
     @Test
@@ -47,7 +65,7 @@ class TierOptionTest {
             CliRun r = CliRun.of(args);
 
             assertThat(r.exit()).as(String.join(" ", args)).isEqualTo(Main.USAGE);
-            assertThat(r.err()).isEqualTo("toolyard: --tier must be container or bwrap, got 'none' (below bwrap "
+            assertThat(r.err()).isEqualTo("toolyard: --tier must be gvisor, container or bwrap, got 'none' (below bwrap "
                     + "the ladder only refuses: nothing ever runs unisolated)\n");
             assertThat(r.out()).isEmpty();
         }
@@ -62,7 +80,8 @@ class TierOptionTest {
         for (String command : new String[] {"doctor", "demo", "call", "mcp"}) {
             CliRun r = CliRun.of(command, "--help");
 
-            assertThat(r.out()).as(command).contains("--tier=TIER").contains("container").contains("bwrap");
+            assertThat(r.out()).as(command).contains("--tier=TIER").contains("--lowest-tier=TIER").contains("gvisor")
+                    .contains("container").contains("bwrap");
         }
     }
 }

@@ -128,8 +128,9 @@ public final class IsolationReport {
     }
 
     /**
-     * @return the rung the ladder started at: {@link IsolationTier#CONTAINER} (the default, the whole
-     *     ladder) or {@link IsolationTier#BWRAP} ({@link TieredSandbox.Builder#startAt(IsolationTier)})
+     * @return the rung the ladder started at: {@link IsolationTier#CONTAINER} (the default),
+     *     {@link IsolationTier#GVISOR} or {@link IsolationTier#BWRAP}
+     *     ({@link TieredSandbox.Builder#startAt(IsolationTier)})
      */
     public IsolationTier startAt() {
         return startAt;
@@ -209,7 +210,8 @@ public final class IsolationReport {
         b.append("ToolYard isolation report\n");
         b.append("tier: ").append(tier.wireName())
                 .append(tier == IsolationTier.UNAVAILABLE ? " (isolated runs are refused)" : "").append('\n');
-        b.append("rungs, in ladder order").append(startAt == IsolationTier.BWRAP ? " (the application started it at bubblewrap)" : "")
+        b.append("rungs, in ladder order").append(startAt == IsolationTier.BWRAP ? " (the application started it at bubblewrap)"
+                : startAt == IsolationTier.GVISOR ? " (the application started it at gvisor)" : "")
                 .append(":\n");
         int width = 0;
         for (Rung r : rungs) {

@@ -32,7 +32,8 @@ final class LadderProbe {
 
     /** The sandbox's settings the probe depends on. */
     record Settings(Function<String, Optional<Path>> which, ResourceLimits limits, String containerImage,
-            String ociRuntime, SandboxIds ids, BooleanSupplier root, IsolationTier startAt) {}
+            String ociRuntime, SandboxIds ids, BooleanSupplier root, IsolationTier startAt,
+            IsolationTier lowestTier) {}
 
     private final Settings settings;
     private final WarmMode warm;
@@ -55,8 +56,10 @@ final class LadderProbe {
         boolean asRoot = s.root().getAsBoolean();
         Ladder.Host host = new Ladder.Host(asRoot, s.ids(), files());
         Ladder.Climb climb = survey
-                ? Ladder.survey(s.which(), s.limits(), s.containerImage(), s.ociRuntime(), clientEnv, host, s.startAt())
-                : Ladder.climb(s.which(), s.limits(), s.containerImage(), s.ociRuntime(), clientEnv, host, s.startAt());
+                ? Ladder.survey(s.which(), s.limits(), s.containerImage(), s.ociRuntime(), clientEnv, host, s.startAt(),
+                        s.lowestTier())
+                : Ladder.climb(s.which(), s.limits(), s.containerImage(), s.ociRuntime(), clientEnv, host, s.startAt(),
+                        s.lowestTier());
         List<IsolationReport.Rung> rungs = new ArrayList<>();
         for (Ladder.Step step : climb.steps()) {
             rungs.add(new IsolationReport.Rung(step.name(), step.taken(), step.why(), step.canaryTimes(), step.canaryArgv(),
@@ -93,17 +96,20 @@ final class LadderProbe {
     private static Optional<SandboxFiles> writeFiles() {
         Optional<byte[]> program;
         Optional<String> profile;
+        Optional<String> gvisorProfile;
         try {
             SeccompFilter filter = SeccompFilter.standard();
             program = Optional.of(filter.bpfProgramForHost());
             profile = Optional.of(filter.ociProfileJson());
+            gvisorProfile = Optional.of(filter.forGvisor().ociProfileJson());
         } catch (IllegalStateException e) {
             LOG.log(System.Logger.Level.WARNING, "no seccomp filter for this architecture: " + e.getMessage());
             program = Optional.empty();
             profile = Optional.empty();
+            gvisorProfile = Optional.empty();
         }
         try {
-            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile));
+            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile, gvisorProfile));
         } catch (IOException | UncheckedIOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not write the sandbox's private files; /etc entries are bound "
                     + "one by one and no seccomp filter is loaded: " + e);

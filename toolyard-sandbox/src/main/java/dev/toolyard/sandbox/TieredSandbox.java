@@ -40,8 +40,9 @@ import java.util.regex.Pattern;
  * and the command runs as them with no other group and no capability, so that what it creates is theirs
  * and {@code RLIMIT_NPROC} holds its process count. Both rungs load ToolYard's own seccomp filter.
  *
- * <p>An application may start the ladder at bubblewrap ({@link Builder#startAt(IsolationTier)}), never
- * lower. {@link #survey()} probes every rung, for a person choosing one.
+ * <p>An application may start the ladder at gVisor, above the container rung, or at bubblewrap
+ * ({@link Builder#startAt(IsolationTier)}), never lower, and may refuse every rung below one it names
+ * ({@link Builder#lowestTier(IsolationTier)}). {@link #survey()} probes every rung, for a person choosing one.
  *
  * <p>Warm mode ({@link Builder#warm(boolean)}, off by default) runs each command in a sandbox started
  * ahead of use for its workspace, with the same guarantees as a cold run, at about the cost of a bare
@@ -96,7 +97,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         this.startAt = b.startAt;
         this.warm = new WarmMode(b.warm, b.warmPerWorkspace, b.warmIdleTimeout, b.warmMaxTotal);
         this.ladder = new LadderProbe(new LadderProbe.Settings(b.which, b.limits, b.containerImage, b.ociRuntime,
-                new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount), b.root, b.startAt), warm);
+                new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount), b.root, b.startAt, b.lowestTier), warm);
     }
 
     /** @return a builder with the defaults; never {@code null} */
@@ -189,7 +190,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         if (p.rung() == null) {
             throw new IsolationUnavailableException(unavailable(p.report()));
         }
-        BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        BindSet binds = BindSet.of(workspace, p.rung().tier().containerized());
         // When no warm sandbox can be had, the command runs cold, isolated as ever.
         Supervisor.Outcome o = warm.run(p.rung(), ladder::files, binds, command, environment, timeout, outputCapBytes)
                 .orElseGet(() -> Supervisor.run(p.rung().prepare(command, binds, environment, timeout), timeout, outputCapBytes));
@@ -235,7 +236,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         if (p.rung() == null) {
             return;
         }
-        BindSet binds = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        BindSet binds = BindSet.of(workspace, p.rung().tier().containerized());
         warm.pool(p.rung(), ladder::files).ifPresent(pool -> pool.warmUp(binds));
     }
 
@@ -347,6 +348,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         private int sandboxIdCount = DEFAULT_SANDBOX_ID_COUNT;
         private BooleanSupplier root = Ladder::runsAsRoot;
         private IsolationTier startAt = IsolationTier.CONTAINER;
+        private IsolationTier lowestTier = IsolationTier.BWRAP;
         private boolean warm;
         private int warmPerWorkspace = DEFAULT_WARM_PER_WORKSPACE;
         private int warmMaxTotal = DEFAULT_WARM_MAX_TOTAL;
@@ -402,20 +404,38 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         }
 
         /**
-         * Where the ladder starts. {@link IsolationTier#CONTAINER}, the default, climbs the whole ladder:
-         * container (podman, then docker), then bubblewrap, then refuse. {@link IsolationTier#BWRAP}
-         * skips the container rung, whatever image is given (a container costs far more per command
-         * than bubblewrap: {@code toolyard doctor} shows both); the report then says of podman and
-         * docker "the application started the ladder at bubblewrap". Nothing starts below bubblewrap:
-         * below it is only refusal, and nothing ever runs unisolated.
+         * Where the ladder starts. {@link IsolationTier#CONTAINER}, the default, climbs the ladder most
+         * applications want: container (podman, then docker), then bubblewrap, then refuse.
+         * {@link IsolationTier#GVISOR} adds the gVisor rung above it: podman with gVisor's {@code runsc},
+         * whose user-space kernel answers the command's system calls (it costs far more per command and
+         * per system call: {@code toolyard doctor} shows it). {@link IsolationTier#BWRAP} skips the
+         * container rung, whatever image is given; the report then says of podman and docker "the
+         * application started the ladder at bubblewrap". Nothing starts below bubblewrap: below it is
+         * only refusal, and nothing ever runs unisolated.
          *
-         * @param tier {@link IsolationTier#CONTAINER} or {@link IsolationTier#BWRAP}; default
-         *     {@link IsolationTier#CONTAINER}
+         * @param tier {@link IsolationTier#GVISOR}, {@link IsolationTier#CONTAINER} or
+         *     {@link IsolationTier#BWRAP}; default {@link IsolationTier#CONTAINER}
          * @return this builder
          * @throws NullPointerException if {@code tier} is {@code null}
          */
         public Builder startAt(IsolationTier tier) {
             this.startAt = Objects.requireNonNull(tier, "startAt");
+            return this;
+        }
+
+        /**
+         * The lowest rung runs may use: every rung below it is refused, so that, for instance,
+         * {@code startAt(GVISOR).lowestTier(GVISOR)} is "gVisor or nothing" and a host without a
+         * working {@code runsc} refuses every isolated run instead of running it in a weaker sandbox.
+         *
+         * @param tier {@link IsolationTier#GVISOR}, {@link IsolationTier#CONTAINER} or
+         *     {@link IsolationTier#BWRAP}, at or below {@link #startAt(IsolationTier)}; default
+         *     {@link IsolationTier#BWRAP}: the whole ladder from where it starts
+         * @return this builder
+         * @throws NullPointerException if {@code tier} is {@code null}
+         */
+        public Builder lowestTier(IsolationTier tier) {
+            this.lowestTier = Objects.requireNonNull(tier, "lowestTier");
             return this;
         }
 
@@ -529,7 +549,8 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
 
         /**
          * @return the sandbox; it probes on first use, not here
-         * @throws IllegalArgumentException if {@code startAt} is {@link IsolationTier#UNAVAILABLE}
+         * @throws IllegalArgumentException if {@code startAt} or {@code lowestTier} is not a rung
+         *     (gVisor, container or bubblewrap), or {@code lowestTier} is above {@code startAt}
          * @throws IllegalArgumentException if {@code containerImage} is not an image reference (it must
          *     start with a letter or digit and hold only letters, digits and {@code ._/:@+-})
          * @throws IllegalArgumentException if {@code outputCapBytes} is outside
@@ -541,8 +562,16 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
          *     {@code /etc/group} or delegated in {@code /etc/subgid}
          */
         public TieredSandbox build() {
-            if (startAt == IsolationTier.UNAVAILABLE) {
-                throw new IllegalArgumentException("startAt must be CONTAINER or BWRAP, got UNAVAILABLE: below bubblewrap "
+            if (!Ladder.isRung(lowestTier)) {
+                throw new IllegalArgumentException("lowestTier must be GVISOR, CONTAINER or BWRAP, got " + lowestTier
+                        + ": below bubblewrap the ladder only refuses, and nothing ever runs unisolated");
+            }
+            if (Ladder.isRung(startAt) && lowestTier.ordinal() < startAt.ordinal()) {
+                throw new IllegalArgumentException("lowestTier (" + lowestTier + ") is above startAt (" + startAt
+                        + "), so no rung could ever be taken: start the ladder at " + lowestTier + " or higher");
+            }
+            if (!Ladder.isRung(startAt)) {
+                throw new IllegalArgumentException("startAt must be GVISOR, CONTAINER or BWRAP, got " + startAt + ": below bubblewrap "
                         + "the ladder only refuses, and nothing ever runs unisolated");
             }
             if (sandboxIdCount < 1) {

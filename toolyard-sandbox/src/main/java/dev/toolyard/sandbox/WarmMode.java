@@ -160,7 +160,7 @@ final class WarmMode implements AutoCloseable {
                 return "cannot run warm: " + bin.whyNot();
             }
             dir = Files.createTempDirectory("toolyard-warm-survey-");
-            BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier() == IsolationTier.CONTAINER);
+            BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier().containerized());
             try (WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands().bpfProgramForHost(),
                     new WarmPool.Policy(1, Duration.ofMinutes(1), 1, START_TIMEOUT))) {
                 long start = System.nanoTime();

@@ -31,19 +31,35 @@ public final class Hosts {
             .fileSizeBytes(1L << 20)
             .processCount(16)
             .build();
-    /** Room for python3 and a copy of it: the probe and the setuid tests run on these. */
+    /**
+     * Room for python3 and a copy of it: the probe and the setuid tests run on these. 60 CPU seconds:
+     * the probe forks once a request, and on gVisor each fork costs tens of ms of the command's CPU.
+     */
     public static final ResourceLimits ROOMY = ResourceLimits.builder()
-            .cpuSeconds(10)
+            .cpuSeconds(60)
             .memoryBytes(512L << 20)
             .fileSizeBytes(64L << 20)
             .processCount(64)
             .build();
     public static final int OUTPUT_CAP = 64 * 1024;
+    /**
+     * {@link #LIMITS} with 10 CPU seconds: the process-limit tests' limits on gVisor, whose kernel
+     * charges its own work for a {@code fork} to the forking process (about 50 ms each under load
+     * here), so a fork loop under 1 CPU second can be killed by its CPU limit before it reaches the
+     * process limit the test is about.
+     */
+    public static final ResourceLimits FORKING_ON_GVISOR = ResourceLimits.builder()
+            .cpuSeconds(10)
+            .memoryBytes(LIMITS.memoryBytes())
+            .fileSizeBytes(LIMITS.fileSizeBytes())
+            .processCount(LIMITS.processCount())
+            .build();
 
     private static final Map<IsolationTier, TieredSandbox> SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> ROOMY_SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> ROOMY_WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
+    private static final Map<IsolationTier, TieredSandbox> FORKING_SANDBOXES = new EnumMap<>(IsolationTier.class);
 
     private Hosts() {}
 
@@ -57,6 +73,11 @@ public final class Hosts {
     /** @return the sandbox whose runs use {@code tier}, skipping (or, in CI, failing) if this host lacks it */
     public static synchronized TieredSandbox on(IsolationTier tier) {
         return on(tier, LIMITS, SANDBOXES);
+    }
+
+    /** @return as {@link #on}, with the {@link #FORKING_ON_GVISOR} limits */
+    public static synchronized TieredSandbox forkingOnGvisor() {
+        return on(IsolationTier.GVISOR, FORKING_ON_GVISOR, FORKING_SANDBOXES);
     }
 
     /** @return as {@link #on}, with the {@link #ROOMY} limits */
@@ -123,7 +144,9 @@ public final class Hosts {
     /** @return a builder for a sandbox on {@code tier} with {@code limits} and the tests' output cap */
     public static TieredSandbox.Builder builder(IsolationTier tier, ResourceLimits limits) {
         TieredSandbox.Builder b = TieredSandbox.builder().limits(limits).outputCapBytes(OUTPUT_CAP);
-        if (tier == IsolationTier.CONTAINER) {
+        if (tier == IsolationTier.GVISOR) {
+            b.containerImage(IMAGE).startAt(IsolationTier.GVISOR).lowestTier(IsolationTier.GVISOR);
+        } else if (tier == IsolationTier.CONTAINER) {
             b.containerImage(IMAGE);
         } else {
             b.which(hiding("podman", "docker"));

@@ -122,6 +122,15 @@ final class SuiteRows {
             new Row("sandbox.twenty.container", "20 short commands in one workspace, container rung (podman), warm vs cold"
                     + " (report)", SANDBOX + "twentyCommandsContainerWarm", SANDBOX + "twentyCommandsContainerCold",
                     Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.gvisor.cold", "TieredSandbox.runIsolated([\"/bin/true\"]), cold, gVisor rung (podman with runsc)"
+                    + " vs the container rung (runc) (report: the ratio)", SANDBOX + "runIsolatedGvisorCold",
+                    SANDBOX + "runIsolatedContainerCold", Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.gvisor.getppid", "100,000 getppid calls from Python inside the sandbox, gVisor rung vs the"
+                    + " container rung (report: the system-call tax of the stronger rung)", SANDBOX + "getppidLoopGvisor",
+                    SANDBOX + "getppidLoopContainer", Metric.SCORE, List.of(), null, null),
+            new Row("sandbox.getppid.bwrap", "100,000 getppid calls from Python inside the sandbox, bubblewrap rung vs the"
+                    + " container rung (report)", SANDBOX + "getppidLoopBubblewrap", SANDBOX + "getppidLoopContainer",
+                    Metric.SCORE, List.of(), null, null),
             new Row("http_fetch.1KiB", "http_fetch of a 1 KiB body from loopback vs a plain OkHttp GET (CALLER_THREAD)",
                     HTTP + "httpFetch:bodyBytes=1024", HTTP + "plainOkHttp:bodyBytes=1024",
                     Metric.SCORE, List.of(new RatioAtMost(1.2, false)), null,

@@ -51,12 +51,44 @@ public final class ContainerCommand {
      * inside the container, from the bound {@code /usr}; {@code shell} and {@code setpriv} on the host.
      *
      * @param runtime the OCI runtime podman is told to use; empty for the engine's default
+     * @param userSpaceKernel whether {@code runtime} is gVisor's {@code runsc}: it is given
+     *     {@link #GVISOR_RUNTIME_FLAGS}, and the pids limit leaves room for its own host threads
      * @param shell a POSIX shell, the interpreter of each cold run's {@link #watchdog}
      * @param setpriv util-linux {@code setpriv}, which gives a cold run's client the parent-death signal
      *     {@code KILL}; empty where the host has none (the watchdog still removes the container)
      */
-    public record Tools(Engine engine, Path client, Optional<Path> runtime, Path env, Path prlimit, Path shell,
-            Optional<Path> setpriv) {}
+    public record Tools(Engine engine, Path client, Optional<Path> runtime, boolean userSpaceKernel, Path env, Path prlimit,
+            Path shell, Optional<Path> setpriv) {
+        /** Tools of a container rung whose runtime shares the host kernel. */
+        public Tools(Engine engine, Path client, Optional<Path> runtime, Path env, Path prlimit, Path shell,
+                Optional<Path> setpriv) {
+            this(engine, client, runtime, false, env, prlimit, shell, setpriv);
+        }
+    }
+
+    /**
+     * Every flag {@code runsc} is given (each as {@code --runtime-flag F}), the one place they are
+     * named: it refuses to run with its own network on in the host's network namespace
+     * ({@code network=none}), and it silently drops the seccomp profile unless told to apply it
+     * ({@code oci-seccomp}). A bound unix socket would further need {@code host-uds=open}, which is
+     * not given: no socket is bound into a command's sandbox.
+     */
+    public static final List<String> GVISOR_RUNTIME_FLAGS = List.of("network=none", "oci-seccomp");
+
+    /**
+     * Host threads gVisor's runtime may use per process of the command, on top of
+     * {@link #GVISOR_PIDS_BASE}: with the ptrace platform each task of the sandbox has host threads
+     * of its own, and they all count in the container's pids cgroup (60 processes needed between 512
+     * and 1,024 here). The configured process count still binds, through {@code RLIMIT_NPROC} inside.
+     */
+    static final int GVISOR_PIDS_PER_PROCESS = 32;
+    /** Host threads gVisor's runtime uses before the command starts anything. */
+    static final int GVISOR_PIDS_BASE = 512;
+
+    /** @return the pids cgroup limit of a container running {@code processCount} processes on {@code tools} */
+    static int pidsLimit(Tools tools, int processCount) {
+        return tools.userSpaceKernel() ? GVISOR_PIDS_BASE + GVISOR_PIDS_PER_PROCESS * processCount : processCount;
+    }
 
     /** The status engines exit with for a failure of their own (podman: 125, 126, 127); a command killed by a signal exits above it. */
     static final int ENGINE_FAILED = 125;
@@ -184,6 +216,12 @@ public final class ContainerCommand {
         if (tools.engine() == Engine.PODMAN && tools.runtime().isPresent()) {
             a.add("--runtime");
             a.add(tools.runtime().get().toString());
+            if (tools.userSpaceKernel()) {
+                for (String flag : GVISOR_RUNTIME_FLAGS) {
+                    a.add("--runtime-flag");
+                    a.add(flag);
+                }
+            }
         }
         a.add("--pull=never");
         a.add("--network=none");
@@ -212,7 +250,7 @@ public final class ContainerCommand {
         a.add("--memory-swap");
         a.add(Long.toString(limits.memoryBytes()));
         a.add("--pids-limit");
-        a.add(Integer.toString(limits.processCount() + (warm ? 2 : 0)));
+        a.add(Integer.toString(pidsLimit(tools, limits.processCount()) + (warm ? 2 : 0)));
         // The engine's own defaults for these exceed what a host without CAP_SYS_RESOURCE may grant;
         // prlimit (or the warm supervisor) lowers them further inside.
         a.add("--ulimit");

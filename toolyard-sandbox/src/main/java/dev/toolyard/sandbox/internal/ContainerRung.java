@@ -75,17 +75,19 @@ public final class ContainerRung implements Rung {
 
     @Override
     public String name() {
-        return tools.engine().command();
+        return tools.userSpaceKernel() ? Ladder.GVISOR : tools.engine().command();
     }
 
     @Override
     public IsolationTier tier() {
-        return IsolationTier.CONTAINER;
+        return tools.userSpaceKernel() ? IsolationTier.GVISOR : IsolationTier.CONTAINER;
     }
 
     @Override
     public Set<String> limitsUnenforced() {
-        return Set.of();
+        // Under gVisor the pids cgroup must leave room for the runtime's own threads, so without a
+        // lent uid (whose RLIMIT_NPROC binds) the configured process count holds only loosely.
+        return tools.userSpaceKernel() && ids.isEmpty() ? Set.of("processCount") : Set.of();
     }
 
     @Override
@@ -96,6 +98,20 @@ public final class ContainerRung implements Rung {
     @Override
     public Map<String, String> enforcement() {
         Map<String, String> m = new LinkedHashMap<>();
+        if (tools.userSpaceKernel()) {
+            m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit and enforced by gVisor's kernel (SIGKILL at the limit), which "
+                    + "charges its own work for the command's system calls to the command: a limit buys less work than on the "
+                    + "container rung (a fork costs tens of ms here)");
+            m.put("memoryBytes", "the container's memory cgroup (--memory, gVisor's own memory included), and RLIMIT_AS "
+                    + "per process, enforced by gVisor's kernel");
+            m.put("fileSizeBytes", "RLIMIT_FSIZE, set by prlimit and enforced by gVisor's kernel");
+            m.put("processCount", ids.isPresent()
+                    ? "RLIMIT_NPROC on a uid lent to this run alone (" + ids.get() + "), set by prlimit and enforced by "
+                            + "gVisor's kernel; the pids cgroup (--pids-limit) is a backstop with room for gVisor's own host threads"
+                    : "not enforced at the configured count: only the pids cgroup, which must leave room for gVisor's own "
+                            + "host threads (this process is not root, so no uid of its own binds RLIMIT_NPROC)");
+            return m;
+        }
         m.put("cpuSeconds", "RLIMIT_CPU, set by prlimit inside the container (SIGKILL at the limit)");
         m.put("memoryBytes", "the container's memory cgroup (--memory), and RLIMIT_AS per process by prlimit");
         m.put("fileSizeBytes", "RLIMIT_FSIZE, set by prlimit inside the container");
@@ -137,8 +153,21 @@ public final class ContainerRung implements Rung {
         }
     }
 
+    /** Why warm mode is unavailable on the gVisor rung, as the report and the doctor say it. */
+    public static final String GVISOR_WARM_UNAVAILABLE = "warm mode does not run on gVisor: its kernel does not "
+            + "implement setfsgid, through which the warm supervisor gives each wiped directory (/tmp and the like) "
+            + "to the sandbox gid without CAP_CHOWN, so the supervisor cannot start; runs are cold";
+
     @Override
     public Optional<String> warmUnavailable() {
+        if (tools.userSpaceKernel()) {
+            // Tried here (runsc 20221219): the warm supervisor, started in a gVisor container, ends at
+            // once with "/tmp: Function not implemented". It gives each wiped directory to the sandbox
+            // gid as root without CAP_CHOWN through setfsgid, which gVisor's kernel does not implement
+            // (ENOSYS). An earlier "ls /tmp: Invalid argument" there was coreutils' statx with
+            // AT_NO_AUTOMOUNT, which gVisor refuses on every file system, not a mount option.
+            return Optional.of(GVISOR_WARM_UNAVAILABLE);
+        }
         if (tools.engine() != ContainerCommand.Engine.PODMAN) {
             return Optional.of("warm mode is built and tested for podman only; runs on " + name() + " are cold");
         }

@@ -37,6 +37,13 @@ import java.util.stream.Stream;
 public final class Ladder {
     /** The canary command. */
     public static final List<String> CANARY = List.of("/bin/true");
+    /**
+     * The gVisor rung's canary: it forks a child as well, because gVisor's runtime threads count in
+     * the container's pids cgroup, and a single exec passed where a second process could not start.
+     */
+    public static final List<String> FORKING_CANARY = List.of("/bin/sh", "-c", "/bin/true & wait $!");
+    /** The gVisor rung's name in reports. */
+    public static final String GVISOR = "gvisor";
     /** How many times a survey runs each rung's canary; its time is the median. */
     public static final int SURVEY_RUNS = 5;
     private static final Duration CONTAINER_CANARY_TIMEOUT = Duration.ofSeconds(60);
@@ -48,7 +55,8 @@ public final class Ladder {
     public static final String DEFAULT_OCI_RUNTIME = "runc";
     private static final int CANARY_CAP = 4096;
     private static final int WHY_CHARS = 300;
-    private static final List<String> ORDER = List.of("podman", "docker", "bwrap");
+    /** Every rung, highest first; gVisor is visited only when the ladder starts there. */
+    private static final List<String> ORDER = List.of(GVISOR, "podman", "docker", "bwrap");
     private static final Set<String> ALL_LIMITS = Collections.unmodifiableSet(
             new LinkedHashSet<>(List.of("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount")));
 
@@ -155,7 +163,18 @@ public final class Ladder {
      */
     public static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
             String ociRuntime, Map<String, String> clientEnv, Host host, IsolationTier start) {
-        return climb(which, limits, image, ociRuntime, clientEnv, host, start, Mode.LADDER);
+        return climb(which, limits, image, ociRuntime, clientEnv, host, start, IsolationTier.BWRAP, Mode.LADDER);
+    }
+
+    /**
+     * As {@link #climb(Function, ResourceLimits, String, String, Map, Host, IsolationTier)}, refusing
+     * every rung below {@code lowest}.
+     *
+     * @throws IllegalArgumentException if {@code lowest} is above {@code start}, or either is not a rung
+     */
+    public static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
+            String ociRuntime, Map<String, String> clientEnv, Host host, IsolationTier start, IsolationTier lowest) {
+        return climb(which, limits, image, ociRuntime, clientEnv, host, start, lowest, Mode.LADDER);
     }
 
     /**
@@ -169,24 +188,57 @@ public final class Ladder {
      */
     public static Climb survey(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
             String ociRuntime, Map<String, String> clientEnv, Host host, IsolationTier start) {
-        return climb(which, limits, image, ociRuntime, clientEnv, host, start, Mode.SURVEY);
+        return survey(which, limits, image, ociRuntime, clientEnv, host, start, IsolationTier.BWRAP);
+    }
+
+    /** As {@link #survey(Function, ResourceLimits, String, String, Map, Host, IsolationTier)}, below {@code lowest} refusing. */
+    public static Climb survey(Function<String, Optional<Path>> which, ResourceLimits limits, String image,
+            String ociRuntime, Map<String, String> clientEnv, Host host, IsolationTier start, IsolationTier lowest) {
+        return climb(which, limits, image, ociRuntime, clientEnv, host, start, lowest, Mode.SURVEY);
     }
 
     static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image, String ociRuntime,
             Map<String, String> clientEnv, Host host, IsolationTier start, Mode mode) {
-        if (start == IsolationTier.UNAVAILABLE) {
-            throw new IllegalArgumentException("the ladder starts at container or bwrap, never below bubblewrap");
+        return climb(which, limits, image, ociRuntime, clientEnv, host, start, IsolationTier.BWRAP, mode);
+    }
+
+    /** @return whether {@code tier} is a rung of the ladder: gVisor, container or bubblewrap */
+    public static boolean isRung(IsolationTier tier) {
+        return tier == IsolationTier.GVISOR || tier == IsolationTier.CONTAINER || tier == IsolationTier.BWRAP;
+    }
+
+    static Climb climb(Function<String, Optional<Path>> which, ResourceLimits limits, String image, String ociRuntime,
+            Map<String, String> clientEnv, Host host, IsolationTier start, IsolationTier lowest, Mode mode) {
+        if (!isRung(start)) {
+            throw new IllegalArgumentException("the ladder starts at gvisor, container or bwrap, never below bubblewrap, got "
+                    + start.wireName());
+        }
+        if (!isRung(lowest) || lowest.ordinal() < start.ordinal()) {
+            throw new IllegalArgumentException("the lowest tier must be a rung at or below where the ladder starts ("
+                    + start.wireName() + "), got " + lowest.wireName());
         }
         HostLayout layout = HostLayout.inspect();
         List<Step> steps = new ArrayList<>();
         Step taken = null;
         for (String name : ORDER) {
-            boolean container = !name.equals("bwrap");
+            IsolationTier tier = name.equals(GVISOR) ? IsolationTier.GVISOR
+                    : name.equals("bwrap") ? IsolationTier.BWRAP : IsolationTier.CONTAINER;
+            if (tier == IsolationTier.GVISOR && start != IsolationTier.GVISOR) {
+                continue; // an opt-in rung: the ladder and its report are the three rungs unless started here
+            }
+            boolean container = tier == IsolationTier.CONTAINER;
             Step step;
             if (taken != null && !mode.everyRung()) {
                 step = Step.notProbed(name, "not probed: " + taken.name() + " was taken");
-            } else if (container && start == IsolationTier.BWRAP) {
+            } else if (tier.ordinal() < start.ordinal()) {
                 step = Step.notProbed(name, "the application started the ladder at bubblewrap");
+            } else if (tier.ordinal() > lowest.ordinal()) {
+                step = Step.notProbed(name, "below the lowest tier the application accepts (" + lowest.wireName()
+                        + "): runs are refused rather than run there");
+            } else if (tier == IsolationTier.GVISOR) {
+                step = image == null
+                        ? Step.notProbed(name, "no container image configured (TieredSandbox.builder().containerImage(...))")
+                        : gvisor(which, layout, limits, image, clientEnv, host, mode);
             } else if (container) {
                 ContainerCommand.Engine engine = name.equals("podman") ? ContainerCommand.Engine.PODMAN : ContainerCommand.Engine.DOCKER;
                 step = image == null
@@ -209,6 +261,61 @@ public final class Ladder {
         return taken == null
                 ? new Climb(steps, Optional.empty(), List.of())
                 : new Climb(steps, taken.rung(), taken.canaryArgv());
+    }
+
+    /** The gVisor rung: podman with {@code runsc} as the OCI runtime, the container rung's flags, a forking canary. */
+    private static Step gvisor(Function<String, Optional<Path>> which, HostLayout layout, ResourceLimits limits, String image,
+            Map<String, String> clientEnv, Host host, Mode mode) {
+        Optional<Path> client = find(which, "podman");
+        if (client.isEmpty()) {
+            return Step.notProbed(GVISOR, "podman not found (apt-get install podman runsc): gVisor runs through podman");
+        }
+        Optional<Path> runsc = find(which, "runsc");
+        if (runsc.isEmpty()) {
+            return Step.notProbed(GVISOR, "runsc not found (apt-get install runsc)");
+        }
+        Optional<Path> env = find(which, "env");
+        Optional<Path> prlimit = find(which, "prlimit");
+        String missing = missingInside(layout, "env", env, "coreutils");
+        if (missing == null) {
+            missing = missingInside(layout, "prlimit", prlimit, "util-linux");
+        }
+        if (missing != null) {
+            return Step.notProbed(GVISOR, missing);
+        }
+        Optional<Path> shell = find(which, "sh");
+        if (shell.isEmpty()) {
+            return Step.notProbed(GVISOR, "sh not found: each run's watchdog, which removes the container if this "
+                    + "process dies, is a shell script");
+        }
+        ContainerCommand.Tools tools = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN, client.get(), runsc, true,
+                env.get(), prlimit.get(), shell.get(), find(which, "setpriv"));
+        Optional<Path> profile = host.files().flatMap(SandboxFiles::gvisorSeccompProfile);
+        ContainerRung rung = new ContainerRung(tools, image, layout, limits, clientEnv, host.lent(), profile);
+        String detail = "podman at " + client.get() + ", image " + image + ", OCI runtime " + runsc.get() + " ("
+                + runtimeVersion(runsc.get()) + ", " + String.join(", ", ContainerCommand.GVISOR_RUNTIME_FLAGS) + "); " + runsAs(host) + "; "
+                + (profile.isPresent() ? "ToolYard's seccomp profile, applied by gVisor's kernel (clone3 left to gVisor, which answers ENOSYS)" : "no seccomp profile");
+        return canary(rung, mode.containerTimeout(), mode, detail);
+    }
+
+    /** @return the first line {@code runsc --version} prints, or why there is none; bounded */
+    static String runtimeVersion(Path runsc) {
+        try {
+            Process p = new ProcessBuilder(runsc.toString(), "--version").redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return "version unknown: runsc --version did not answer in 10 s";
+            }
+            String first = new String(p.getInputStream().readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8)
+                    .lines().findFirst().orElse("").strip();
+            return first.isEmpty() ? "version unknown" : Text.clip(first, 120);
+        } catch (IOException e) {
+            return "version unknown: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "version unknown: interrupted";
+        }
     }
 
     private static Step container(ContainerCommand.Engine engine, Function<String, Optional<Path>> which,
@@ -305,9 +412,10 @@ public final class Ladder {
             }
             times.add(run.elapsed());
         }
+        String what = rung.tier() == IsolationTier.GVISOR ? "canary /bin/true, forked from /bin/sh," : "canary /bin/true";
         String passed = runs == 1
-                ? "canary /bin/true exited 0 in " + times.get(0).toMillis() + " ms"
-                : "canary /bin/true exited 0 on each of " + runs + " runs, median " + median(times).toMillis() + " ms";
+                ? what + " exited 0 in " + times.get(0).toMillis() + " ms"
+                : what + " exited 0 on each of " + runs + " runs, median " + median(times).toMillis() + " ms";
         return new Step(rung.name(), false, detail + "; " + passed, times, argv, Optional.of(rung));
     }
 
@@ -375,8 +483,8 @@ public final class Ladder {
         }
         List<String> argv = List.of();
         try {
-            BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier() == IsolationTier.CONTAINER);
-            Launch launch = rung.prepare(CANARY, binds, Map.of(), timeout);
+            BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier().containerized());
+            Launch launch = rung.prepare(canaryOf(rung), binds, Map.of(), timeout);
             argv = launch.argv();
             argvSeen.set(argv);
             Supervisor.Outcome o = Supervisor.run(launch, timeout, CANARY_CAP);
@@ -393,6 +501,11 @@ public final class Ladder {
         } finally {
             deleteTree(dir);
         }
+    }
+
+    /** @return the canary command of {@code rung} */
+    public static List<String> canaryOf(Rung rung) {
+        return rung.tier() == IsolationTier.GVISOR ? FORKING_CANARY : CANARY;
     }
 
     /** One canary run: its command line, and its time if it passed or else what went wrong. */

@@ -33,21 +33,34 @@ public final class SandboxFiles {
     private final Path etc;
     private final Optional<Path> seccompProgram;
     private final Optional<Path> seccompProfile;
+    private final Optional<Path> gvisorSeccompProfile;
 
-    private SandboxFiles(Path dir, Path etc, Optional<Path> seccompProgram, Optional<Path> seccompProfile) {
+    private SandboxFiles(Path dir, Path etc, Optional<Path> seccompProgram, Optional<Path> seccompProfile,
+            Optional<Path> gvisorSeccompProfile) {
         this.dir = dir;
         this.etc = etc;
         this.seccompProgram = seccompProgram;
         this.seccompProfile = seccompProfile;
+        this.gvisorSeccompProfile = gvisorSeccompProfile;
+    }
+
+    /**
+     * As {@link #write(HostLayout, Optional, Optional, Optional)} with no profile of gVisor's own:
+     * the gVisor rung then loads none.
+     */
+    public static SandboxFiles write(HostLayout layout, Optional<byte[]> program, Optional<String> profile) throws IOException {
+        return write(layout, program, profile, Optional.empty());
     }
 
     /**
      * @param program the seccomp program for bubblewrap; empty for none
      * @param profile the OCI seccomp profile (JSON) for the container engine; empty for none
+     * @param gvisorProfile the profile for gVisor's {@code runsc} ({@link SeccompFilter#forGvisor()}); empty for none
      * @return the files, written
      * @throws IOException if they cannot be written
      */
-    public static SandboxFiles write(HostLayout layout, Optional<byte[]> program, Optional<String> profile) throws IOException {
+    public static SandboxFiles write(HostLayout layout, Optional<byte[]> program, Optional<String> profile,
+            Optional<String> gvisorProfile) throws IOException {
         Path dir = Files.createTempDirectory("toolyard-sandbox-", PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));
         try {
@@ -64,7 +77,12 @@ public final class SandboxFiles {
             if (profile.isPresent()) {
                 json = Optional.of(privateFile(dir.resolve("seccomp.json"), profile.get().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             }
-            SandboxFiles files = new SandboxFiles(dir, etc, bpf, json);
+            Optional<Path> gvisorJson = Optional.empty();
+            if (gvisorProfile.isPresent()) {
+                gvisorJson = Optional.of(privateFile(dir.resolve("seccomp-gvisor.json"),
+                        gvisorProfile.get().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            SandboxFiles files = new SandboxFiles(dir, etc, bpf, json, gvisorJson);
             Runtime.getRuntime().addShutdownHook(new Thread(files::delete, "toolyard-sandbox-files-cleanup"));
             return files;
         } catch (IOException | RuntimeException e) {
@@ -86,6 +104,11 @@ public final class SandboxFiles {
     /** @return the seccomp profile the container engine loads; empty when there is none */
     public Optional<Path> seccompProfile() {
         return seccompProfile;
+    }
+
+    /** @return the seccomp profile gVisor's {@code runsc} loads; empty when there is none */
+    public Optional<Path> gvisorSeccompProfile() {
+        return gvisorSeccompProfile;
     }
 
     /** @return the private directory */

@@ -20,6 +20,9 @@ class ContainerCommandTest {
     private static final ContainerCommand.Tools DOCKER = new ContainerCommand.Tools(ContainerCommand.Engine.DOCKER,
             Path.of("/usr/bin/docker"), Optional.empty(), Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"),
             Path.of("/bin/sh"), Optional.empty());
+    private static final ContainerCommand.Tools GVISOR = new ContainerCommand.Tools(ContainerCommand.Engine.PODMAN,
+            Path.of("/usr/bin/podman"), Optional.of(Path.of("/usr/bin/runsc")), true, Path.of("/usr/bin/env"),
+            Path.of("/usr/bin/prlimit"), Path.of("/bin/sh"), Optional.of(Path.of("/usr/bin/setpriv")));
     private static final ResourceLimits LIMITS = ResourceLimits.builder().memoryBytes(64L << 20).processCount(16).build();
 
     private static final ContainerCommand.Run AS_SANDBOX_UID = new ContainerCommand.Run(
@@ -54,6 +57,25 @@ class ContainerCommandTest {
         assertThat(indexOf(a, "--security-opt", "no-new-privileges")).isPositive();
         assertThat(indexOf(a, "--runtime", "/usr/sbin/runc")).isPositive();
         assertThat(a).doesNotContain("--privileged", "--network=host");
+    }
+
+    @Test
+    void underGvisorTheRuntimeKeepsItsNetworkOffAppliesTheProfileAndThePidsCgroupLeavesItRoomWhileNprocBinds() {
+        List<String> a = run(GVISOR);
+        List<String> container = run(PODMAN);
+
+        assertThat(indexOf(a, "--runtime", "/usr/bin/runsc", "--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp"))
+                .isPositive();
+        assertThat(container).doesNotContain("--runtime-flag", "oci-seccomp");
+        assertThat(indexOf(a, "--pids-limit", Integer.toString(512 + 32 * 16))).isPositive();
+        assertThat(a).contains("--nproc=16");
+        // Everything else is the container rung's line, flag for flag.
+        List<String> expected = new java.util.ArrayList<>(container);
+        int runtime = expected.indexOf("/usr/sbin/runc");
+        expected.set(runtime, "/usr/bin/runsc");
+        expected.addAll(runtime + 1, List.of("--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp"));
+        expected.set(expected.indexOf("--pids-limit") + 1, Integer.toString(512 + 32 * 16));
+        assertThat(a).isEqualTo(expected);
     }
 
     @Test
