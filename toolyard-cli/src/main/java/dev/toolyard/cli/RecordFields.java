@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -33,6 +34,9 @@ final class RecordFields {
                 value = c.getAccessor().invoke(r);
             } catch (IllegalAccessException | InvocationTargetException e) {
                 throw new IllegalStateException("cannot read " + c.getName() + " of a record", e);
+            }
+            if (value instanceof Optional<?> present) {
+                value = present.orElse(null); // the reason: absent prints as before, as null
             }
             fields.put(c.getName(), value);
         }
