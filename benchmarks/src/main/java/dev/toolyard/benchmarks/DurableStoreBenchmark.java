@@ -37,6 +37,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -227,6 +228,13 @@ public class DurableStoreBenchmark {
      */
     @State(Scope.Benchmark)
     public static class PostgresExecutor extends Durable {
+        /**
+         * The store's writer threads ({@code JdbcToolCallStore.Builder.writers}): 1 is the single
+         * group-commit writer the store had before, side by side in the same run with the default.
+         */
+        @Param({"1", "4"})
+        public int writers;
+
         final String schema = "toolyard_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         PGSimpleDataSource dataSource;
 
@@ -244,7 +252,7 @@ public class DurableStoreBenchmark {
                 }
             }
             dataSource.setCurrentSchema(schema);
-            return JdbcToolCallStore.of(dataSource);
+            return JdbcToolCallStore.builder(dataSource).writers(writers).build();
         }
 
         @Override
@@ -254,7 +262,7 @@ public class DurableStoreBenchmark {
 
         @Override
         String where() {
-            return "PostgreSQL schema " + schema;
+            return "PostgreSQL schema " + schema + ", " + writers + " writer(s)";
         }
 
         @Setup(Level.Trial)

@@ -40,7 +40,7 @@ public final class CallTable implements AutoCloseable {
             + "reason = ?, reason_detail = ?, arguments = ?, arguments_sha256 = ?, arguments_redacted = ?, "
             + "summary = ?, started_at_epoch_second = ?, started_at_nano = ?, duration_second = ?, duration_nano = ?, "
             + "completed = ?, request_call_id = ?, approver = ?, agent = ?, shadow_denial = ? "
-            + "WHERE call_id = ? AND completed = ?";
+            + "WHERE call_id = ? AND started_at_epoch_second = ? AND completed = ?";
 
     /** The array types of the one-statement batch's parameters, in {@link #COLUMNS} order, then "is a completion". */
     private static final String[] BATCH_COLUMN_TYPES = {"text", "text", "text", "text", "text", "text", "text", "text",
@@ -66,7 +66,8 @@ public final class CallTable implements AutoCloseable {
                 + "started_at_nano = v.started_at_nano, duration_second = v.duration_second, "
                 + "duration_nano = v.duration_nano, completed = true, request_call_id = v.request_call_id, "
                 + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial "
-                + "FROM v WHERE v.is_completion AND t.call_id = v.call_id AND NOT t.completed RETURNING t.call_id) "
+                + "FROM v WHERE v.is_completion AND t.call_id = v.call_id"
+                + " AND t.started_at_epoch_second = v.started_at_epoch_second AND NOT t.completed RETURNING t.call_id) "
                 + "SELECT call_id, false FROM i UNION ALL SELECT call_id, true FROM u";
     }
 
@@ -76,6 +77,7 @@ public final class CallTable implements AutoCloseable {
     private final String insert;
     private final String batchStatement = batchStatement(TABLE);
     private Connection writer;
+    private boolean writerPlanned; // planWriterForPointWrites ran on writer
 
     /**
      * @param dataSource where connections come from; never {@code null}
@@ -144,7 +146,8 @@ public final class CallTable implements AutoCloseable {
                         p.setString(17, StoredText.encode(r.agent()));
                         p.setString(18, StoredText.encode(r.shadowDenial()));
                         p.setString(19, StoredText.encode(r.callId()));
-                        p.setBoolean(20, false);
+                        p.setLong(20, r.startedAt().getEpochSecond());
+                        p.setBoolean(21, false);
                         p.addBatch();
                     }
                     spread(p.executeBatch(), updates, counts);
@@ -211,24 +214,6 @@ public final class CallTable implements AutoCloseable {
                 rows.add(i);
             }
         }
-        int m = rows.size();
-        Object[][] columns = new Object[BATCH_COLUMN_TYPES.length][m];
-        for (int k = 0; k < m; k++) {
-            Write w = writes.get(rows.get(k));
-            ToolCallRecord r = w.record();
-            Object[] row = {StoredText.encode(r.callId()), StoredText.encode(r.invocationId()),
-                    StoredText.encode(r.toolName()), r.status().wireName(),
-                    r.reason() == null ? null : r.reason().wireName(), StoredText.encode(r.reasonDetail()),
-                    StoredText.encode(r.arguments()), StoredText.encode(r.argumentsSha256()), r.argumentsRedacted(),
-                    StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
-                    r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
-                    StoredText.encode(r.requestCallId()), StoredText.encode(r.approver()),
-                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()),
-                    w.kind() == Write.Kind.COMPLETE};
-            for (int col = 0; col < row.length; col++) {
-                columns[col][k] = row[col];
-            }
-        }
         Set<String> insertedNow = new HashSet<>();
         Set<String> updatedNow = new HashSet<>();
         try {
@@ -237,9 +222,11 @@ public final class CallTable implements AutoCloseable {
                 c.setAutoCommit(true);
             }
             try (PreparedStatement p = c.prepareStatement(batchStatement)) {
-                for (int col = 0; col < columns.length; col++) {
-                    p.setArray(col + 1, c.createArrayOf(BATCH_COLUMN_TYPES[col], columns[col]));
+                List<Write> sentWrites = new ArrayList<>(rows.size());
+                for (int i : rows) {
+                    sentWrites.add(writes.get(i));
                 }
+                bindBatch(c, p, sentWrites);
                 try (ResultSet rs = p.executeQuery()) {
                     while (rs.next()) {
                         (rs.getBoolean(2) ? updatedNow : insertedNow).add(rs.getString(1));
@@ -257,6 +244,38 @@ public final class CallTable implements AutoCloseable {
             counts[i] = sent[i] && (w.kind() == Write.Kind.COMPLETE ? updatedNow : insertedNow).contains(id) ? 1 : 0;
         }
         return counts;
+    }
+
+    /**
+     * Binds the writes to {@link #batchStatement}'s parameters: one array per column, in order.
+     *
+     * @param c the statement's connection (it makes the arrays)
+     * @param p the prepared batch statement
+     * @param writes the rows, at most one insert and one completion per call id
+     * @throws SQLException if the driver refuses an array
+     */
+    static void bindBatch(Connection c, PreparedStatement p, List<Write> writes) throws SQLException {
+        int m = writes.size();
+        Object[][] columns = new Object[BATCH_COLUMN_TYPES.length][m];
+        for (int k = 0; k < m; k++) {
+            Write w = writes.get(k);
+            ToolCallRecord r = w.record();
+            Object[] row = {StoredText.encode(r.callId()), StoredText.encode(r.invocationId()),
+                    StoredText.encode(r.toolName()), r.status().wireName(),
+                    r.reason() == null ? null : r.reason().wireName(), StoredText.encode(r.reasonDetail()),
+                    StoredText.encode(r.arguments()), StoredText.encode(r.argumentsSha256()), r.argumentsRedacted(),
+                    StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
+                    r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
+                    StoredText.encode(r.requestCallId()), StoredText.encode(r.approver()),
+                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()),
+                    w.kind() == Write.Kind.COMPLETE};
+            for (int col = 0; col < row.length; col++) {
+                columns[col][k] = row[col];
+            }
+        }
+        for (int col = 0; col < columns.length; col++) {
+            p.setArray(col + 1, c.createArrayOf(BATCH_COLUMN_TYPES[col], columns[col]));
+        }
     }
 
     /** Binds every column but {@code completed}; {@code skipCallId} 1 binds the call id first (insert), 0 leaves it out (update). */
@@ -294,17 +313,23 @@ public final class CallTable implements AutoCloseable {
     }
 
     private Connection writerConnection() throws SQLException {
+        if (writer != null && !writerPlanned) {
+            dialect.planWriterForPointWrites(writer);
+            writerPlanned = true;
+        }
         if (writer == null) {
             guard.check();
             Connection c = dataSource.getConnection();
             try {
                 dialect.prepareWriter(c); // first: SQLite refuses to change its sync level inside a transaction
+                dialect.planWriterForPointWrites(c);
                 c.setAutoCommit(false);
             } catch (SQLException | RuntimeException e) {
                 closeQuietly(c, e);
                 throw e;
             }
             writer = c;
+            writerPlanned = true;
         }
         return writer;
     }
@@ -313,6 +338,7 @@ public final class CallTable implements AutoCloseable {
         if (writer != null) {
             closeQuietly(writer, failure);
             writer = null;
+            writerPlanned = false;
         }
     }
 
@@ -509,7 +535,20 @@ public final class CallTable implements AutoCloseable {
         if (writer != null) {
             Connection c = writer;
             writer = null;
-            c.close();
+            try {
+                if (writerPlanned) {
+                    writerPlanned = false;
+                    if (!c.getAutoCommit()) {
+                        c.rollback(); // nothing is open between batches; a RESET must not join a failed one
+                        c.setAutoCommit(true);
+                    }
+                    dialect.resetWriterPlanning(c);
+                }
+            } catch (SQLException e) {
+                // The connection is closed below either way; a pool that keeps it keeps the settings too.
+            } finally {
+                c.close();
+            }
         }
     }
 }
