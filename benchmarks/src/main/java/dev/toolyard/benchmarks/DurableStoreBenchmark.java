@@ -162,6 +162,23 @@ public class DurableStoreBenchmark {
             executed.increment();
         }
 
+        /** Removes the trial's database (its file or schema). */
+        abstract void removeDatabase() throws Exception;
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            open();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            try {
+                close();
+            } finally {
+                removeDatabase();
+            }
+        }
+
         void close() throws Exception {
             try {
                 long commits = transactions(store);
@@ -205,18 +222,9 @@ public class DurableStoreBenchmark {
             return "SQLite " + file;
         }
 
-        @Setup(Level.Trial)
-        public void setUp() throws Exception {
-            open();
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws Exception {
-            try {
-                close();
-            } finally {
-                Workspace.delete(dir);
-            }
+        @Override
+        void removeDatabase() throws IOException {
+            Workspace.delete(dir);
         }
     }
 
@@ -232,7 +240,7 @@ public class DurableStoreBenchmark {
          * The store's writer threads ({@code JdbcToolCallStore.Builder.writers}): 1 is the single
          * group-commit writer the store had before, side by side in the same run with the default.
          */
-        @Param({"1", "4"})
+        @Param({"1", "2"})
         public int writers;
 
         final String schema = "toolyard_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -265,20 +273,10 @@ public class DurableStoreBenchmark {
             return "PostgreSQL schema " + schema + ", " + writers + " writer(s)";
         }
 
-        @Setup(Level.Trial)
-        public void setUp() throws Exception {
-            open();
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws Exception {
-            try {
-                close();
-            } finally {
-                PGSimpleDataSource admin = postgres();
-                try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-                }
+        @Override
+        void removeDatabase() throws SQLException {
+            try (Connection c = postgres().getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             }
         }
     }

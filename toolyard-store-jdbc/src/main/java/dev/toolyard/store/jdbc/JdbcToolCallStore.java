@@ -68,7 +68,7 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
     /** How long an SQLite connection waits for another connection's lock before failing, in ms. */
     public static final int SQLITE_BUSY_TIMEOUT_MILLIS = 10_000;
     /** How many writer threads (each with a connection of its own) a PostgreSQL store has by default. */
-    public static final int DEFAULT_POSTGRESQL_WRITERS = 4;
+    public static final int DEFAULT_POSTGRESQL_WRITERS = 2;
     /** The most writer threads {@link Builder#writers} takes. */
     public static final int MAX_WRITERS = 16;
     /** The shortest {@link Builder#retention}: a shorter one would remove the marks of calls still running. */
