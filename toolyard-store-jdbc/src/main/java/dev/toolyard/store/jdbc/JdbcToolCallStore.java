@@ -78,6 +78,8 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
     /** How often a store with a {@link Builder#retention} prunes, unless {@link Builder#pruneEvery} says otherwise. */
     public static final Duration DEFAULT_PRUNE_EVERY = Duration.ofHours(1);
 
+    /** How many read connections an SQLite store keeps open between reads (their page caches stay warm). */
+    private static final int SQLITE_KEPT_READERS = 4;
     private static final System.Logger LOGGER = System.getLogger(JdbcToolCallStore.class.getName());
     private static final AtomicLong RETENTION_THREADS = new AtomicLong();
 
@@ -299,7 +301,7 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             Schema.migrate(writer, Dialect.SQLITE);
             syncDirectory(path.getParent());
             CallTable table = new CallTable(sqliteDataSource(url, false), Dialect.SQLITE, new SqliteFileGuard(path),
-                    writer);
+                    writer, SQLITE_KEPT_READERS);
             return new JdbcToolCallStore(List.of(table), description);
         } catch (SQLException | IOException | RuntimeException e) {
             closeQuietly(writer, e);

@@ -72,6 +72,7 @@ public final class CallTable implements AutoCloseable {
     }
 
     private final DataSource dataSource;
+    private final ReadConnections readers;
     private final Dialect dialect;
     private final CommitGuard guard;
     private final String insert;
@@ -87,7 +88,21 @@ public final class CallTable implements AutoCloseable {
      *     (one is opened at the first write)
      */
     public CallTable(DataSource dataSource, Dialect dialect, CommitGuard guard, Connection writer) {
+        this(dataSource, dialect, guard, writer, 0);
+    }
+
+    /**
+     * @param dataSource where connections come from; never {@code null}
+     * @param dialect the database's dialect; never {@code null}
+     * @param guard run before opening a connection and around each commit; never {@code null}
+     * @param writer an open connection, already migrated, that this table now owns; may be {@code null}
+     *     (one is opened at the first write)
+     * @param keptReaders how many read connections to keep open between reads (for an SQLite file the
+     *     store opened itself); 0 takes a fresh one from the data source for each read
+     */
+    public CallTable(DataSource dataSource, Dialect dialect, CommitGuard guard, Connection writer, int keptReaders) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.readers = new ReadConnections(dataSource, keptReaders);
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.guard = Objects.requireNonNull(guard, "guard");
         this.writer = writer;
@@ -448,11 +463,16 @@ public final class CallTable implements AutoCloseable {
         parameters.addAll(List.of(values));
     }
 
-    /** As {@link #select}, with parameters bound by their Java type (text, {@code long} or {@code int}). */
+    /**
+     * One read: the rows of {@code SELECT ... tail}, at most {@code maxRows} (0: all), parameters bound by
+     * their Java type (text, {@code long} or {@code int}).
+     */
     private List<ToolCallRecord> selectWith(String tail, int maxRows, List<Object> parameters) throws SQLException {
         guard.check();
         List<ToolCallRecord> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement p = c.prepareStatement(SELECT + tail)) {
+        Connection c = readers.take();
+        boolean healthy = false;
+        try (PreparedStatement p = c.prepareStatement(SELECT + tail)) {
             p.setMaxRows(maxRows);
             for (int i = 0; i < parameters.size(); i++) {
                 Object v = parameters.get(i);
@@ -469,27 +489,15 @@ public final class CallTable implements AutoCloseable {
                     out.add(read(rs));
                 }
             }
+            healthy = true;
+        } finally {
+            readers.giveBack(c, healthy);
         }
         return out;
     }
 
     private List<ToolCallRecord> select(String tail, int maxRows, String... parameters) throws SQLException {
-        guard.check();
-        List<ToolCallRecord> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement p = c.prepareStatement(SELECT + tail)) {
-            if (maxRows > 0) {
-                p.setMaxRows(maxRows);
-            }
-            for (int i = 0; i < parameters.length; i++) {
-                p.setString(i + 1, parameters[i]);
-            }
-            try (ResultSet rs = p.executeQuery()) {
-                while (rs.next()) {
-                    out.add(read(rs));
-                }
-            }
-        }
-        return out;
+        return selectWith(tail, maxRows, List.of((Object[]) parameters));
     }
 
     private static ToolCallRecord read(ResultSet rs) throws SQLException {
@@ -529,9 +537,10 @@ public final class CallTable implements AutoCloseable {
         return Retention.prune(dataSource, dialect, guard, cut);
     }
 
-    /** Closes the writer's connection. Call only once the writer has stopped. */
+    /** Closes the kept read connections and the writer's connection. Call only once the writer has stopped. */
     @Override
     public void close() throws SQLException {
+        readers.close();
         if (writer != null) {
             Connection c = writer;
             writer = null;
