@@ -43,6 +43,9 @@ public enum Dialect {
             + "duration_nano INTEGER NOT NULL, "
             + "completed BOOLEAN NOT NULL";
 
+    /** What {@link #planWriterForPointWrites} turns off: every plan but index lookups and nested loops. */
+    private static final List<String> POINT_WRITE_SETTINGS = List.of("enable_seqscan", "enable_hashjoin",
+            "enable_mergejoin");
     private static final long MIGRATION_LOCK_KEY = 0x746f6f6c79617264L; // "toolyard"
 
     private final String sequenceColumn;
@@ -160,13 +163,7 @@ public enum Dialect {
      * @throws SQLException if the database refuses
      */
     public void planWriterForPointWrites(Connection connection) throws SQLException {
-        if (this == POSTGRESQL) {
-            try (Statement s = connection.createStatement()) {
-                s.execute("SET enable_seqscan TO off");
-                s.execute("SET enable_hashjoin TO off");
-                s.execute("SET enable_mergejoin TO off");
-            }
-        }
+        forEachPointWriteSetting(connection, "SET %s TO off");
     }
 
     /**
@@ -175,11 +172,15 @@ public enum Dialect {
      * @throws SQLException if the database refuses
      */
     public void resetWriterPlanning(Connection connection) throws SQLException {
+        forEachPointWriteSetting(connection, "RESET %s");
+    }
+
+    private void forEachPointWriteSetting(Connection connection, String statement) throws SQLException {
         if (this == POSTGRESQL) {
             try (Statement s = connection.createStatement()) {
-                s.execute("RESET enable_seqscan");
-                s.execute("RESET enable_hashjoin");
-                s.execute("RESET enable_mergejoin");
+                for (String setting : POINT_WRITE_SETTINGS) {
+                    s.execute(String.format(Locale.ROOT, statement, setting));
+                }
             }
         }
     }
