@@ -37,6 +37,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -161,6 +162,23 @@ public class DurableStoreBenchmark {
             executed.increment();
         }
 
+        /** Removes the trial's database (its file or schema). */
+        abstract void removeDatabase() throws Exception;
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            open();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws Exception {
+            try {
+                close();
+            } finally {
+                removeDatabase();
+            }
+        }
+
         void close() throws Exception {
             try {
                 long commits = transactions(store);
@@ -204,18 +222,9 @@ public class DurableStoreBenchmark {
             return "SQLite " + file;
         }
 
-        @Setup(Level.Trial)
-        public void setUp() throws Exception {
-            open();
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws Exception {
-            try {
-                close();
-            } finally {
-                Workspace.delete(dir);
-            }
+        @Override
+        void removeDatabase() throws IOException {
+            Workspace.delete(dir);
         }
     }
 
@@ -227,6 +236,13 @@ public class DurableStoreBenchmark {
      */
     @State(Scope.Benchmark)
     public static class PostgresExecutor extends Durable {
+        /**
+         * The store's writer threads ({@code JdbcToolCallStore.Builder.writers}): 1 is the single
+         * group-commit writer the store had before, side by side in the same run with the default.
+         */
+        @Param({"1", "2"})
+        public int writers;
+
         final String schema = "toolyard_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         PGSimpleDataSource dataSource;
 
@@ -244,7 +260,7 @@ public class DurableStoreBenchmark {
                 }
             }
             dataSource.setCurrentSchema(schema);
-            return JdbcToolCallStore.of(dataSource);
+            return JdbcToolCallStore.builder(dataSource).writers(writers).build();
         }
 
         @Override
@@ -254,23 +270,13 @@ public class DurableStoreBenchmark {
 
         @Override
         String where() {
-            return "PostgreSQL schema " + schema;
+            return "PostgreSQL schema " + schema + ", " + writers + " writer(s)";
         }
 
-        @Setup(Level.Trial)
-        public void setUp() throws Exception {
-            open();
-        }
-
-        @TearDown(Level.Trial)
-        public void tearDown() throws Exception {
-            try {
-                close();
-            } finally {
-                PGSimpleDataSource admin = postgres();
-                try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
-                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-                }
+        @Override
+        void removeDatabase() throws SQLException {
+            try (Connection c = postgres().getConnection(); Statement s = c.createStatement()) {
+                s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             }
         }
     }

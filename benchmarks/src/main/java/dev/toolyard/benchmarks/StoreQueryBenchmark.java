@@ -142,18 +142,9 @@ public class StoreQueryBenchmark {
 
         static void build(DataSource ds, long n) throws SQLException {
             try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS bench_built (rows BIGINT NOT NULL, schema_version INTEGER NOT NULL)");
-                int version;
-                try (ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
-                    rs.next();
-                    version = rs.getInt(1);
-                }
-                // A data set of an older schema was upgraded in place when the store opened it: kept.
-                try (ResultSet rs = s.executeQuery("SELECT 1 FROM bench_built WHERE rows = " + n
-                        + " AND (SELECT COUNT(*) FROM toolyard_call) = " + n)) {
-                    if (rs.next()) {
-                        return;
-                    }
+                int version = versionToBuild(s, n);
+                if (version < 0) {
+                    return;
                 }
                 long t0 = System.nanoTime();
                 s.execute("SET maintenance_work_mem = '512MB'");
@@ -178,8 +169,7 @@ public class StoreQueryBenchmark {
                     s.execute(ddl);
                 }
                 s.execute("VACUUM ANALYZE toolyard_call");
-                s.execute("DELETE FROM bench_built");
-                s.execute("INSERT INTO bench_built VALUES (" + n + ", " + version + ")");
+                recordBuilt(s, n, version);
                 System.err.printf(Locale.ROOT, "StoreQueryBenchmark: built %,d PostgreSQL records in %d s%n", n,
                         (System.nanoTime() - t0) / 1_000_000_000);
             }
@@ -216,18 +206,9 @@ public class StoreQueryBenchmark {
 
         static void build(Path file, long n) throws SQLException {
             try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS bench_built (rows BIGINT NOT NULL, schema_version INTEGER NOT NULL)");
-                int version;
-                try (ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
-                    rs.next();
-                    version = rs.getInt(1);
-                }
-                // A data set of an older schema was upgraded in place when the store opened it: kept.
-                try (ResultSet rs = s.executeQuery("SELECT 1 FROM bench_built WHERE rows = " + n
-                        + " AND (SELECT COUNT(*) FROM toolyard_call) = " + n)) {
-                    if (rs.next()) {
-                        return;
-                    }
+                int version = versionToBuild(s, n);
+                if (version < 0) {
+                    return;
                 }
                 long t0 = System.nanoTime();
                 s.execute("PRAGMA synchronous = OFF"); // the build only
@@ -250,8 +231,7 @@ public class StoreQueryBenchmark {
                     s.execute(ddl);
                 }
                 s.execute("ANALYZE");
-                s.execute("DELETE FROM bench_built");
-                s.execute("INSERT INTO bench_built VALUES (" + n + ", " + version + ")");
+                recordBuilt(s, n, version);
                 System.err.printf(Locale.ROOT, "StoreQueryBenchmark: built %,d SQLite records in %d s%n", n,
                         (System.nanoTime() - t0) / 1_000_000_000);
             }
@@ -261,6 +241,29 @@ public class StoreQueryBenchmark {
         public void close() {
             store.close();
         }
+    }
+
+    /**
+     * @return the store's schema version, for {@link #recordBuilt}; -1 if the data set of {@code n} rows
+     *     is built already (one of an older schema, upgraded in place when the store opened it, is kept)
+     */
+    static int versionToBuild(Statement s, long n) throws SQLException {
+        s.execute("CREATE TABLE IF NOT EXISTS bench_built (rows BIGINT NOT NULL, schema_version INTEGER NOT NULL)");
+        int version;
+        try (ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
+            rs.next();
+            version = rs.getInt(1);
+        }
+        try (ResultSet rs = s.executeQuery("SELECT 1 FROM bench_built WHERE rows = " + n
+                + " AND (SELECT COUNT(*) FROM toolyard_call) = " + n)) {
+            return rs.next() ? -1 : version;
+        }
+    }
+
+    /** Notes that the data set of {@code n} rows is built, so the next run keeps it. */
+    static void recordBuilt(Statement s, long n, int version) throws SQLException {
+        s.execute("DELETE FROM bench_built");
+        s.execute("INSERT INTO bench_built VALUES (" + n + ", " + version + ")");
     }
 
     static void explain(DataSource ds, String sql) throws SQLException {

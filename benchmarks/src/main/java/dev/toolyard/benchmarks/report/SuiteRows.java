@@ -152,17 +152,21 @@ final class SuiteRows {
             new Row("store.sqlite.8_vs_1", "durable SQLite appends/s, 8 threads vs 1 (what group commit buys; report)",
                     STORE + "sqliteEightThreads", STORE + "sqliteOneThread", Metric.SCORE, List.of(), null, null),
             new Row("store.pg.execute.16", "durable calls/s through the executor (mark + completion), 16 callers,"
-                    + " PostgreSQL vs SQLite", STORE + "executePostgresSixteenCallers",
+                    + " PostgreSQL vs SQLite", STORE + "executePostgresSixteenCallers:writers=2",
                     STORE + "executeSqliteSixteenCallers", Metric.SCORE, List.of(new AtLeast(10_000, "ops/s")), null,
                     "each call waits for two commits in turn (the mark, then the completion), so 16 callers make at"
                             + " most 16 / (2 x a commit's latency) calls/s: the server's WAL fsync plus one round trip"
                             + " per batch; the tear-down prints writes per commit"),
             new Row("store.pg.execute.1", "durable calls/s through the executor, 1 caller, PostgreSQL vs SQLite (report)",
-                    STORE + "executePostgresOneCaller", STORE + "executeSqliteOneCaller", Metric.SCORE, List.of(), null,
+                    STORE + "executePostgresOneCaller:writers=2", STORE + "executeSqliteOneCaller", Metric.SCORE, List.of(), null,
                     null),
             new Row("store.pg.execute.16_vs_1", "durable calls/s through the executor on PostgreSQL, 16 callers vs 1"
-                    + " (what group commit buys; report)", STORE + "executePostgresSixteenCallers",
-                    STORE + "executePostgresOneCaller", Metric.SCORE, List.of(), null, null),
+                    + " (what group commit buys; report)", STORE + "executePostgresSixteenCallers:writers=2",
+                    STORE + "executePostgresOneCaller:writers=2", Metric.SCORE, List.of(), null, null),
+            new Row("store.pg.execute.16.writers", "durable calls/s through the executor on PostgreSQL, 16 callers,"
+                    + " the default 2 writer threads vs 1 (the single group-commit writer before; report)",
+                    STORE + "executePostgresSixteenCallers:writers=2", STORE + "executePostgresSixteenCallers:writers=1",
+                    Metric.SCORE, List.of(), null, null),
             new Row("store.sqlite.execute.16_vs_1", "durable calls/s through the executor on SQLite, 16 callers vs 1"
                     + " (report)", STORE + "executeSqliteSixteenCallers", STORE + "executeSqliteOneCaller", Metric.SCORE,
                     List.of(), null, null),

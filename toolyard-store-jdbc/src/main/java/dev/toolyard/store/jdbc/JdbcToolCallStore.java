@@ -26,9 +26,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
@@ -43,9 +48,9 @@ import org.sqlite.SQLiteOpenMode;
  * row is committed: on SQLite in WAL mode with {@code synchronous=FULL}, which syncs the WAL at every
  * commit; on PostgreSQL with {@code synchronous_commit} on (the store turns it on for its own
  * connection if the server has it off). Callers writing at the same time share transactions (group
- * commit: one writer thread commits whatever has queued, so one sync serves many calls); writes are
- * committed in the order they were made, and one that cannot be committed throws
- * {@link StoreFailureException} and leaves no row. A write never gives up on interruption: it waits
+ * commit: a writer thread commits whatever has queued, so one sync serves many calls; see
+ * {@link Builder#writers}); a write made after another returned is committed after it, and one that
+ * cannot be committed throws {@link StoreFailureException} and leaves no row. A write never gives up on interruption: it waits
  * until its transaction's fate is known, and leaves the interrupt flag set.
  *
  * <p><b>Reading.</b> Every list is in append order: a call is placed where its mark (or, for a call
@@ -62,21 +67,37 @@ import org.sqlite.SQLiteOpenMode;
 public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, AutoCloseable {
     /** How long an SQLite connection waits for another connection's lock before failing, in ms. */
     public static final int SQLITE_BUSY_TIMEOUT_MILLIS = 10_000;
+    /** How many writer threads (each with a connection of its own) a PostgreSQL store has by default. */
+    public static final int DEFAULT_POSTGRESQL_WRITERS = 2;
+    /** The most writer threads {@link Builder#writers} takes. */
+    public static final int MAX_WRITERS = 16;
+    /** The shortest {@link Builder#retention}: a shorter one would remove the marks of calls still running. */
+    public static final Duration MIN_RETENTION = Duration.ofHours(1);
+    /** The longest {@link Builder#retention} (about a century). */
+    public static final Duration MAX_RETENTION = Duration.ofDays(36_500);
+    /** How often a store with a {@link Builder#retention} prunes, unless {@link Builder#pruneEvery} says otherwise. */
+    public static final Duration DEFAULT_PRUNE_EVERY = Duration.ofHours(1);
+
+    /** How many read connections an SQLite store keeps open between reads (their page caches stay warm). */
+    private static final int SQLITE_KEPT_READERS = 4;
+    private static final System.Logger LOGGER = System.getLogger(JdbcToolCallStore.class.getName());
+    private static final AtomicLong RETENTION_THREADS = new AtomicLong();
 
     private final CallTable table;
     private final GroupCommitWriter writer;
     private final String description;
+    private volatile ScheduledExecutorService retention;
     private volatile boolean closed;
 
-    private JdbcToolCallStore(CallTable table, String description) {
-        this.table = table;
+    private JdbcToolCallStore(List<CallTable> tables, String description) {
+        this.table = tables.get(0);
         this.description = description;
-        this.writer = new GroupCommitWriter(table, description);
+        this.writer = new GroupCommitWriter(tables, description);
     }
 
     /**
      * Opens (creating it and its missing parent directories if needed) an SQLite database file as a
-     * store, in WAL mode with {@code synchronous=FULL}.
+     * store, in WAL mode with {@code synchronous=FULL}. The same as {@code builder(file).build()}.
      *
      * @param file the database file; never {@code null}
      * @return the store; close it when done
@@ -86,7 +107,173 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
      * @throws StoreFailureException if the file cannot be created, opened, switched to WAL mode or migrated
      */
     public static JdbcToolCallStore sqlite(Path file) {
-        Objects.requireNonNull(file, "file");
+        return builder(file).build();
+    }
+
+    /**
+     * Uses a database reached through a data source as a store. The store keeps one connection per
+     * writer thread until {@link #close} ({@value #DEFAULT_POSTGRESQL_WRITERS} on PostgreSQL, one
+     * elsewhere: see {@link Builder#writers}) and takes one per read; it never closes the data source.
+     * SQLite and PostgreSQL are recognised (from the driver's product name) and tested; any other
+     * database gets standard SQL (an identity column, {@code TEXT} and {@code BOOLEAN}). The same as
+     * {@code builder(dataSource).build()}.
+     *
+     * @param dataSource where connections come from; never {@code null}
+     * @return the store; close it when done
+     * @throws IllegalStateException if the database holds a newer store schema than this library knows
+     * @throws StoreFailureException if no connection can be had, or the schema cannot be created or migrated
+     */
+    public static JdbcToolCallStore of(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    /** As {@link #of(DataSource)}, with the dialect forced (tests use it to run standard SQL on PostgreSQL). */
+    static JdbcToolCallStore of(DataSource dataSource, Dialect forced) {
+        Builder b = builder(dataSource);
+        b.forced = forced;
+        return b.build();
+    }
+
+    /**
+     * A store on an SQLite file, to configure before {@link Builder#build opening}.
+     *
+     * @param file the database file; never {@code null}
+     * @return a builder; never {@code null}
+     */
+    public static Builder builder(Path file) {
+        return new Builder(Objects.requireNonNull(file, "file"), null);
+    }
+
+    /**
+     * A store on a database reached through a data source, to configure before
+     * {@link Builder#build opening}.
+     *
+     * @param dataSource where connections come from; never {@code null}
+     * @return a builder; never {@code null}
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(null, Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /**
+     * How a store is opened: its writer threads and its retention. Defaults: {@link #writers} as
+     * {@link JdbcToolCallStore#of} says, no retention (nothing is ever removed but by
+     * {@link JdbcToolCallStore#prune}). Not thread-safe; {@link #build} may be called more than once
+     * (each opens a store of its own).
+     */
+    public static final class Builder {
+        private final Path file;
+        private final DataSource dataSource;
+        private Dialect forced;
+        private int writers; // 0: the dialect's default
+        private Duration retention;
+        private Duration pruneEvery;
+
+        private Builder(Path file, DataSource dataSource) {
+            this.file = file;
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * How many writer threads commit the store's batches, each on a connection of its own held
+         * until the store closes. With more than one, a batch is gathered and sent while the one
+         * before it waits for its sync, so callers released by a commit need not wait a whole commit
+         * for the next to begin. Writes one caller makes one after the other keep their order either
+         * way; writes in flight at the same time from different callers may commit in either order.
+         * Default: {@value JdbcToolCallStore#DEFAULT_POSTGRESQL_WRITERS} on PostgreSQL, 1 elsewhere.
+         * SQLite commits one transaction at a time, so it takes 1 only.
+         *
+         * @param writers 1 to {@value JdbcToolCallStore#MAX_WRITERS}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code writers} is out of range
+         */
+        public Builder writers(int writers) {
+            if (writers < 1 || writers > MAX_WRITERS) {
+                throw new IllegalArgumentException("writers must be between 1 and " + MAX_WRITERS + ", got " + writers);
+            }
+            this.writers = writers;
+            return this;
+        }
+
+        /**
+         * Keeps calls for this long after their start: {@link #build} prunes what is older (before it
+         * returns), and the store prunes again every {@link #pruneEvery} (default
+         * {@link JdbcToolCallStore#DEFAULT_PRUNE_EVERY}) on a daemon thread of its own until it is
+         * closed, exactly as {@link JdbcToolCallStore#prune(Duration)} does, while writers keep writing.
+         * A scheduled prune that fails is logged ({@code System.Logger}, WARNING) and tried again at the
+         * next.
+         *
+         * @param keep how long calls are kept; {@link JdbcToolCallStore#MIN_RETENTION} to
+         *     {@link JdbcToolCallStore#MAX_RETENTION}; never {@code null}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code keep} is out of range (shorter than an hour would
+         *     remove the marks of calls still running)
+         */
+        public Builder retention(Duration keep) {
+            Objects.requireNonNull(keep, "retention");
+            if (keep.compareTo(MIN_RETENTION) < 0 || keep.compareTo(MAX_RETENTION) > 0) {
+                throw new IllegalArgumentException("retention must be between " + MIN_RETENTION + " and "
+                        + MAX_RETENTION.toDays() + " days (shorter would remove the marks of calls still running), got "
+                        + keep);
+            }
+            this.retention = keep;
+            return this;
+        }
+
+        /**
+         * How often a store with a {@link #retention} prunes after the prune at open.
+         *
+         * @param every one second to one day; never {@code null}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code every} is out of range
+         */
+        public Builder pruneEvery(Duration every) {
+            Objects.requireNonNull(every, "pruneEvery");
+            if (every.compareTo(Duration.ofSeconds(1)) < 0 || every.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("pruneEvery must be between PT1S and P1D, got " + every);
+            }
+            this.pruneEvery = every;
+            return this;
+        }
+
+        /**
+         * Opens the store: creates or upgrades its schema, opens its writer connections and, with a
+         * {@link #retention}, prunes once and schedules the next prunes.
+         *
+         * @return the store; close it when done
+         * @throws IllegalArgumentException if {@link #pruneEvery} was set without a {@link #retention}, if
+         *     {@link #writers} is more than 1 for SQLite, or if an SQLite file is a directory or its path
+         *     contains {@code ?} (which the SQLite driver reads as the start of URL parameters)
+         * @throws IllegalStateException if the database holds a newer store schema than this library knows
+         * @throws StoreFailureException if the database cannot be reached, created, migrated or pruned
+         */
+        public JdbcToolCallStore build() {
+            if (pruneEvery != null && retention == null) {
+                throw new IllegalArgumentException("pruneEvery is set but retention is not: set retention(Duration)");
+            }
+            JdbcToolCallStore store = file != null ? openSqlite(file, writers) : openDataSource(dataSource, forced,
+                    writers);
+            if (retention != null) {
+                try {
+                    store.keep(retention, pruneEvery == null ? DEFAULT_PRUNE_EVERY : pruneEvery);
+                } catch (RuntimeException e) {
+                    try {
+                        store.close();
+                    } catch (RuntimeException c) {
+                        e.addSuppressed(c);
+                    }
+                    throw e;
+                }
+            }
+            return store;
+        }
+    }
+
+    private static JdbcToolCallStore openSqlite(Path file, int writers) {
+        if (writers > 1) {
+            throw new IllegalArgumentException("writers must be 1 for SQLite (it commits one transaction at a time),"
+                    + " got " + writers);
+        }
         Path path = file.toAbsolutePath().normalize();
         if (path.toString().indexOf('?') >= 0) {
             throw new IllegalArgumentException("file must not contain '?', got " + file);
@@ -114,8 +301,8 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             Schema.migrate(writer, Dialect.SQLITE);
             syncDirectory(path.getParent());
             CallTable table = new CallTable(sqliteDataSource(url, false), Dialect.SQLITE, new SqliteFileGuard(path),
-                    writer);
-            return new JdbcToolCallStore(table, description);
+                    writer, SQLITE_KEPT_READERS);
+            return new JdbcToolCallStore(List.of(table), description);
         } catch (SQLException | IOException | RuntimeException e) {
             closeQuietly(writer, e);
             if (e instanceof RuntimeException r) {
@@ -125,43 +312,69 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
         }
     }
 
-    /**
-     * Uses a database reached through a data source as a store. The store keeps one connection for
-     * its writer until {@link #close} and takes one per read; it never closes the data source.
-     * SQLite and PostgreSQL are recognised (from the driver's product name) and tested; any other
-     * database gets standard SQL (an identity column, {@code TEXT} and {@code BOOLEAN}).
-     *
-     * @param dataSource where connections come from; never {@code null}
-     * @return the store; close it when done
-     * @throws IllegalStateException if the database holds a newer store schema than this library knows
-     * @throws StoreFailureException if no connection can be had, or the schema cannot be created or migrated
-     */
-    public static JdbcToolCallStore of(DataSource dataSource) {
-        return of(dataSource, null);
-    }
-
-    /** As {@link #of(DataSource)}, with the dialect forced (tests use it to run standard SQL on PostgreSQL). */
-    static JdbcToolCallStore of(DataSource dataSource, Dialect forced) {
-        Objects.requireNonNull(dataSource, "dataSource");
-        Connection writer = null;
+    private static JdbcToolCallStore openDataSource(DataSource dataSource, Dialect forced, int writers) {
+        List<Connection> connections = new ArrayList<>();
         String description = "the JDBC store";
         try {
-            writer = dataSource.getConnection();
-            description = "the " + writer.getMetaData().getDatabaseProductName() + " store";
-            Dialect dialect = forced != null ? forced : Dialect.of(writer);
-            dialect.prepareWriter(writer);
-            Schema.migrate(writer, dialect);
-            if (dialect == Dialect.POSTGRESQL) {
-                Partitions.ensureAhead(writer, Partitions.today());
+            Connection first = dataSource.getConnection();
+            connections.add(first);
+            description = "the " + first.getMetaData().getDatabaseProductName() + " store";
+            Dialect dialect = forced != null ? forced : Dialect.of(first);
+            if (dialect == Dialect.SQLITE && writers > 1) {
+                throw new IllegalArgumentException("writers must be 1 for SQLite (it commits one transaction at a"
+                        + " time), got " + writers);
             }
-            return new JdbcToolCallStore(new CallTable(dataSource, dialect, CommitGuard.NONE, writer), description);
+            int count = writers > 0 ? writers : dialect == Dialect.POSTGRESQL ? DEFAULT_POSTGRESQL_WRITERS : 1;
+            dialect.prepareWriter(first);
+            Schema.migrate(first, dialect);
+            if (dialect == Dialect.POSTGRESQL) {
+                Partitions.ensureAhead(first, Partitions.today());
+            }
+            List<CallTable> tables = new ArrayList<>();
+            tables.add(new CallTable(dataSource, dialect, CommitGuard.NONE, first));
+            while (tables.size() < count) {
+                Connection c = dataSource.getConnection();
+                connections.add(c);
+                dialect.prepareWriter(c);
+                tables.add(new CallTable(dataSource, dialect, CommitGuard.NONE, c));
+            }
+            return new JdbcToolCallStore(tables, description);
         } catch (SQLException | RuntimeException e) {
-            closeQuietly(writer, e);
+            for (Connection c : connections) {
+                closeQuietly(c, e);
+            }
             if (e instanceof RuntimeException r) {
                 throw r;
             }
             throw new StoreFailureException("could not open " + description + ": " + e, e);
         }
+    }
+
+    /** Prunes what is older than {@code keep} now, then every {@code every} on a daemon thread until closed. */
+    private void keep(Duration keep, Duration every) {
+        try {
+            prune(keep);
+        } catch (StoreFailureException e) {
+            throw new StoreFailureException("could not prune the calls older than the retention of " + keep
+                    + " when opening " + description + ": " + e.getMessage(), e);
+        }
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "toolyard-store-retention-" + RETENTION_THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.scheduleWithFixedDelay(() -> {
+            try {
+                PruneResult r = prune(keep);
+                LOGGER.log(System.Logger.Level.DEBUG, () -> description + ": retention " + keep + " pruned " + r);
+            } catch (RuntimeException e) {
+                if (!closed) {
+                    LOGGER.log(System.Logger.Level.WARNING, description + ": the scheduled prune (retention " + keep
+                            + ") failed; it is tried again in " + every + ": " + e, e);
+                }
+            }
+        }, every.toNanos(), every.toNanos(), TimeUnit.NANOSECONDS);
+        retention = scheduler;
     }
 
     private static SQLiteDataSource sqliteDataSource(String url, boolean create) {
@@ -407,14 +620,32 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
     }
 
     /**
-     * Waits for the writes already made to commit, then stops the writer and closes its connection.
-     * Afterwards every method throws {@link IllegalStateException}. Idempotent.
+     * Stops the scheduled prunes (a prune under way finishes first), waits for the writes already
+     * made to commit, then stops the writer threads and closes their connections. Afterwards every
+     * method throws {@link IllegalStateException}. Idempotent.
      *
-     * @throws StoreFailureException if the writer's connection cannot be closed
+     * @throws StoreFailureException if a writer's connection cannot be closed
      */
     @Override
     public void close() {
         closed = true;
+        ScheduledExecutorService scheduler = retention;
+        if (scheduler != null) {
+            scheduler.shutdown(); // a prune under way finishes first (it works on a connection of its own)
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    if (scheduler.awaitTermination(1, TimeUnit.MINUTES)) {
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         writer.close();
     }
 

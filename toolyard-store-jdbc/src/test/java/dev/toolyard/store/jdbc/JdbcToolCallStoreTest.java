@@ -59,6 +59,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class JdbcToolCallStoreTest {
@@ -879,20 +880,8 @@ class JdbcToolCallStoreTest {
 
     @Nested
     class OnPostgresql extends Contract {
-        PostgresTestDatabase postgres;
-
-        @BeforeEach
-        void connect() {
-            postgres = PostgresTestDatabase.require();
-        }
-
-        @AfterEach
-        void dropSchema() throws SQLException {
-            closeStores();
-            if (postgres != null) {
-                postgres.close();
-            }
-        }
+        @RegisterExtension
+        final PostgresTestDatabase.PerTest postgres = new PostgresTestDatabase.PerTest();
 
         @Override
         DataSource database() {
@@ -917,13 +906,13 @@ class JdbcToolCallStoreTest {
         void aStoreWhoseDatabaseIsDroppedThrowsAndAFailedMarkStopsTheHandler(@TempDir Path workspace)
                 throws SQLException {
             String name = "toolyard_gone_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-            try (Connection admin = postgres.admin(); Statement s = admin.createStatement()) {
+            try (Connection admin = postgres.database().admin(); Statement s = admin.createStatement()) {
                 s.execute("CREATE DATABASE " + name);
             }
-            JdbcToolCallStore store = track(JdbcToolCallStore.of(postgres.dataSource(name)));
+            JdbcToolCallStore store = track(JdbcToolCallStore.of(postgres.database().dataSource(name)));
             store.append(ok("before", "inv", "t"));
             assertThat(store.recent(1)).hasSize(1);
-            try (Connection admin = postgres.admin(); Statement s = admin.createStatement()) {
+            try (Connection admin = postgres.database().admin(); Statement s = admin.createStatement()) {
                 s.execute("DROP DATABASE " + name + " WITH (FORCE)");
             }
 

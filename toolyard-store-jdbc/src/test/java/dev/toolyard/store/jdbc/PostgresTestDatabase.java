@@ -12,6 +12,9 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -106,6 +109,43 @@ public final class PostgresTestDatabase implements AutoCloseable {
         ds.setConnectTimeout(5);
         ds.setLoginTimeout(5);
         return ds;
+    }
+
+    /**
+     * A fresh schema for each test of a class, as a JUnit extension ({@code @RegisterExtension} on an
+     * instance field): made before the test's {@code @BeforeEach} methods, dropped after its
+     * {@code @AfterEach} methods (so the stores a test opened are closed first). Skips or fails as
+     * {@link #require} does.
+     */
+    public static final class PerTest implements BeforeEachCallback, AfterEachCallback {
+        private PostgresTestDatabase current;
+
+        @Override
+        public void beforeEach(ExtensionContext context) {
+            current = require();
+        }
+
+        @Override
+        public void afterEach(ExtensionContext context) throws SQLException {
+            if (current != null) {
+                PostgresTestDatabase db = current;
+                current = null;
+                db.close();
+            }
+        }
+
+        /** @return the current test's database */
+        public PostgresTestDatabase database() {
+            if (current == null) {
+                throw new IllegalStateException("no test is running");
+            }
+            return current;
+        }
+
+        /** @return a data source whose connections work in the current test's schema */
+        public DataSource dataSource() {
+            return database().dataSource();
+        }
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
@@ -27,9 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,12 +43,42 @@ class RetentionTest {
             + "arguments_sha256, arguments_redacted, summary, started_at_epoch_second, started_at_nano, duration_second, "
             + "duration_nano, completed, request_call_id, approver, agent, shadow_denial";
 
+    @Test
+    void aNonsenseRetentionPruneIntervalOrWriterCountFailsAtOnceNamingTheParameter(@TempDir Path dir) {
+        JdbcToolCallStore.Builder b = JdbcToolCallStore.builder(dir.resolve("calls.db"));
+        for (Duration bad : List.of(Duration.ZERO, Duration.ofMinutes(-5), Duration.ofMinutes(59),
+                Duration.ofDays(36_501))) {
+            assertThatThrownBy(() -> b.retention(bad)).as("%s", bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("retention must be between PT1H and 36500 days").hasMessageEndingWith(
+                            "got " + bad);
+        }
+        assertThatThrownBy(() -> b.retention(null)).isInstanceOf(NullPointerException.class).hasMessage("retention");
+        for (Duration bad : List.of(Duration.ZERO, Duration.ofMillis(999), Duration.ofDays(2))) {
+            assertThatThrownBy(() -> b.pruneEvery(bad)).as("%s", bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("pruneEvery must be between PT1S and P1D, got " + bad);
+        }
+        for (int bad : new int[] {0, -1, JdbcToolCallStore.MAX_WRITERS + 1}) {
+            assertThatThrownBy(() -> b.writers(bad)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("writers must be between 1 and 16, got " + bad);
+        }
+        assertThatThrownBy(() -> JdbcToolCallStore.builder(dir.resolve("calls.db")).pruneEvery(Duration.ofHours(1))
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("pruneEvery is set but retention is not");
+        assertThatThrownBy(() -> JdbcToolCallStore.builder(dir.resolve("calls.db")).writers(2).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("writers must be 1 for SQLite (it commits one transaction at a time), got 2");
+        assertThat(dir.resolve("calls.db")).as("nothing opened by a builder that refused").doesNotExist();
+    }
+
     abstract static class OnAStore {
         final List<JdbcToolCallStore> stores = new ArrayList<>();
 
         abstract DataSource database() throws Exception;
 
         abstract JdbcToolCallStore open() throws Exception;
+
+        /** @return a builder of a store on this test's database */
+        abstract JdbcToolCallStore.Builder builder();
 
         JdbcToolCallStore track(JdbcToolCallStore s) {
             stores.add(s);
@@ -239,6 +268,28 @@ class RetentionTest {
         abstract void checkPrune(PruneResult result) throws Exception;
 
         @Test
+        void theBuildersRetentionPrunesAtOpenAndThenOnItsScheduleWhileWritersWrite() throws Exception {
+            Duration keep = Duration.ofDays(30);
+            try (JdbcToolCallStore plain = open()) {
+                plain.append(record("forty-days-old", NOW.minus(Duration.ofDays(40)), false));
+                plain.append(record("twenty-days-old", NOW.minus(Duration.ofDays(20)), false));
+            }
+
+            JdbcToolCallStore store = track(builder().retention(keep).pruneEvery(Duration.ofSeconds(1)).build());
+
+            assertThat(store.byCallId("forty-days-old")).as("pruned before build() returned").isEmpty();
+            assertThat(store.byCallId("twenty-days-old")).isPresent();
+            // Written after the open, older than the retention: the schedule removes it; the rest stays.
+            store.append(record("thirty-one-days-old", NOW.minus(Duration.ofDays(31)), false));
+            store.append(record("fresh", Instant.now(), false));
+            JdbcToolCallStoreTest.await("the scheduled prune", () -> store.byCallId("thirty-one-days-old").isEmpty());
+            assertThat(store.byCallId("twenty-days-old")).isPresent();
+            assertThat(store.byCallId("fresh")).isPresent();
+            store.close();
+            store.close(); // the retention thread is stopped with the store, once
+        }
+
+        @Test
         void exportPagesOfACursorRangeGiveEachRecordOnceInStartThenCallIdOrderAndImportBackExactly() throws Exception {
             Instant since = NOW.minus(Duration.ofDays(10));
             Instant until = NOW.minus(Duration.ofHours(2));
@@ -305,6 +356,11 @@ class RetentionTest {
         }
 
         @Override
+        JdbcToolCallStore.Builder builder() {
+            return JdbcToolCallStore.builder(dir.resolve("calls.db"));
+        }
+
+        @Override
         void checkLayout() {}
 
         @Override
@@ -316,20 +372,8 @@ class RetentionTest {
 
     @Nested
     class OnPostgresql extends OnAStore {
-        PostgresTestDatabase postgres;
-
-        @BeforeEach
-        void connect() {
-            postgres = PostgresTestDatabase.require();
-        }
-
-        @AfterEach
-        void dropSchema() throws SQLException {
-            closeStores();
-            if (postgres != null) {
-                postgres.close();
-            }
-        }
+        @RegisterExtension
+        final PostgresTestDatabase.PerTest postgres = new PostgresTestDatabase.PerTest();
 
         @Override
         DataSource database() {
@@ -339,6 +383,11 @@ class RetentionTest {
         @Override
         JdbcToolCallStore open() {
             return JdbcToolCallStore.of(postgres.dataSource());
+        }
+
+        @Override
+        JdbcToolCallStore.Builder builder() {
+            return JdbcToolCallStore.builder(postgres.dataSource());
         }
 
         @Override

@@ -40,7 +40,7 @@ public final class CallTable implements AutoCloseable {
             + "reason = ?, reason_detail = ?, arguments = ?, arguments_sha256 = ?, arguments_redacted = ?, "
             + "summary = ?, started_at_epoch_second = ?, started_at_nano = ?, duration_second = ?, duration_nano = ?, "
             + "completed = ?, request_call_id = ?, approver = ?, agent = ?, shadow_denial = ? "
-            + "WHERE call_id = ? AND completed = ?";
+            + "WHERE call_id = ? AND started_at_epoch_second = ? AND completed = ?";
 
     /** The array types of the one-statement batch's parameters, in {@link #COLUMNS} order, then "is a completion". */
     private static final String[] BATCH_COLUMN_TYPES = {"text", "text", "text", "text", "text", "text", "text", "text",
@@ -66,16 +66,19 @@ public final class CallTable implements AutoCloseable {
                 + "started_at_nano = v.started_at_nano, duration_second = v.duration_second, "
                 + "duration_nano = v.duration_nano, completed = true, request_call_id = v.request_call_id, "
                 + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial "
-                + "FROM v WHERE v.is_completion AND t.call_id = v.call_id AND NOT t.completed RETURNING t.call_id) "
+                + "FROM v WHERE v.is_completion AND t.call_id = v.call_id"
+                + " AND t.started_at_epoch_second = v.started_at_epoch_second AND NOT t.completed RETURNING t.call_id) "
                 + "SELECT call_id, false FROM i UNION ALL SELECT call_id, true FROM u";
     }
 
     private final DataSource dataSource;
+    private final ReadConnections readers;
     private final Dialect dialect;
     private final CommitGuard guard;
     private final String insert;
     private final String batchStatement = batchStatement(TABLE);
     private Connection writer;
+    private boolean writerPlanned; // planWriterForPointWrites ran on writer
 
     /**
      * @param dataSource where connections come from; never {@code null}
@@ -85,7 +88,21 @@ public final class CallTable implements AutoCloseable {
      *     (one is opened at the first write)
      */
     public CallTable(DataSource dataSource, Dialect dialect, CommitGuard guard, Connection writer) {
+        this(dataSource, dialect, guard, writer, 0);
+    }
+
+    /**
+     * @param dataSource where connections come from; never {@code null}
+     * @param dialect the database's dialect; never {@code null}
+     * @param guard run before opening a connection and around each commit; never {@code null}
+     * @param writer an open connection, already migrated, that this table now owns; may be {@code null}
+     *     (one is opened at the first write)
+     * @param keptReaders how many read connections to keep open between reads (for an SQLite file the
+     *     store opened itself); 0 takes a fresh one from the data source for each read
+     */
+    public CallTable(DataSource dataSource, Dialect dialect, CommitGuard guard, Connection writer, int keptReaders) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.readers = new ReadConnections(dataSource, keptReaders);
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.guard = Objects.requireNonNull(guard, "guard");
         this.writer = writer;
@@ -144,7 +161,8 @@ public final class CallTable implements AutoCloseable {
                         p.setString(17, StoredText.encode(r.agent()));
                         p.setString(18, StoredText.encode(r.shadowDenial()));
                         p.setString(19, StoredText.encode(r.callId()));
-                        p.setBoolean(20, false);
+                        p.setLong(20, r.startedAt().getEpochSecond());
+                        p.setBoolean(21, false);
                         p.addBatch();
                     }
                     spread(p.executeBatch(), updates, counts);
@@ -211,24 +229,6 @@ public final class CallTable implements AutoCloseable {
                 rows.add(i);
             }
         }
-        int m = rows.size();
-        Object[][] columns = new Object[BATCH_COLUMN_TYPES.length][m];
-        for (int k = 0; k < m; k++) {
-            Write w = writes.get(rows.get(k));
-            ToolCallRecord r = w.record();
-            Object[] row = {StoredText.encode(r.callId()), StoredText.encode(r.invocationId()),
-                    StoredText.encode(r.toolName()), r.status().wireName(),
-                    r.reason().map(Reason::wireName).orElse(null), StoredText.encode(r.reasonDetail()),
-                    StoredText.encode(r.arguments()), StoredText.encode(r.argumentsSha256()), r.argumentsRedacted(),
-                    StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
-                    r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
-                    StoredText.encode(r.requestCallId()), StoredText.encode(r.approver()),
-                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()),
-                    w.kind() == Write.Kind.COMPLETE};
-            for (int col = 0; col < row.length; col++) {
-                columns[col][k] = row[col];
-            }
-        }
         Set<String> insertedNow = new HashSet<>();
         Set<String> updatedNow = new HashSet<>();
         try {
@@ -237,9 +237,11 @@ public final class CallTable implements AutoCloseable {
                 c.setAutoCommit(true);
             }
             try (PreparedStatement p = c.prepareStatement(batchStatement)) {
-                for (int col = 0; col < columns.length; col++) {
-                    p.setArray(col + 1, c.createArrayOf(BATCH_COLUMN_TYPES[col], columns[col]));
+                List<Write> sentWrites = new ArrayList<>(rows.size());
+                for (int i : rows) {
+                    sentWrites.add(writes.get(i));
                 }
+                bindBatch(c, p, sentWrites);
                 try (ResultSet rs = p.executeQuery()) {
                     while (rs.next()) {
                         (rs.getBoolean(2) ? updatedNow : insertedNow).add(rs.getString(1));
@@ -257,6 +259,38 @@ public final class CallTable implements AutoCloseable {
             counts[i] = sent[i] && (w.kind() == Write.Kind.COMPLETE ? updatedNow : insertedNow).contains(id) ? 1 : 0;
         }
         return counts;
+    }
+
+    /**
+     * Binds the writes to {@link #batchStatement}'s parameters: one array per column, in order.
+     *
+     * @param c the statement's connection (it makes the arrays)
+     * @param p the prepared batch statement
+     * @param writes the rows, at most one insert and one completion per call id
+     * @throws SQLException if the driver refuses an array
+     */
+    static void bindBatch(Connection c, PreparedStatement p, List<Write> writes) throws SQLException {
+        int m = writes.size();
+        Object[][] columns = new Object[BATCH_COLUMN_TYPES.length][m];
+        for (int k = 0; k < m; k++) {
+            Write w = writes.get(k);
+            ToolCallRecord r = w.record();
+            Object[] row = {StoredText.encode(r.callId()), StoredText.encode(r.invocationId()),
+                    StoredText.encode(r.toolName()), r.status().wireName(),
+                    r.reason().map(Reason::wireName).orElse(null), StoredText.encode(r.reasonDetail()),
+                    StoredText.encode(r.arguments()), StoredText.encode(r.argumentsSha256()), r.argumentsRedacted(),
+                    StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
+                    r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
+                    StoredText.encode(r.requestCallId()), StoredText.encode(r.approver()),
+                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()),
+                    w.kind() == Write.Kind.COMPLETE};
+            for (int col = 0; col < row.length; col++) {
+                columns[col][k] = row[col];
+            }
+        }
+        for (int col = 0; col < columns.length; col++) {
+            p.setArray(col + 1, c.createArrayOf(BATCH_COLUMN_TYPES[col], columns[col]));
+        }
     }
 
     /** Binds every column but {@code completed}; {@code skipCallId} 1 binds the call id first (insert), 0 leaves it out (update). */
@@ -294,17 +328,23 @@ public final class CallTable implements AutoCloseable {
     }
 
     private Connection writerConnection() throws SQLException {
+        if (writer != null && !writerPlanned) {
+            dialect.planWriterForPointWrites(writer);
+            writerPlanned = true;
+        }
         if (writer == null) {
             guard.check();
             Connection c = dataSource.getConnection();
             try {
                 dialect.prepareWriter(c); // first: SQLite refuses to change its sync level inside a transaction
+                dialect.planWriterForPointWrites(c);
                 c.setAutoCommit(false);
             } catch (SQLException | RuntimeException e) {
                 closeQuietly(c, e);
                 throw e;
             }
             writer = c;
+            writerPlanned = true;
         }
         return writer;
     }
@@ -313,6 +353,7 @@ public final class CallTable implements AutoCloseable {
         if (writer != null) {
             closeQuietly(writer, failure);
             writer = null;
+            writerPlanned = false;
         }
     }
 
@@ -422,11 +463,16 @@ public final class CallTable implements AutoCloseable {
         parameters.addAll(List.of(values));
     }
 
-    /** As {@link #select}, with parameters bound by their Java type (text, {@code long} or {@code int}). */
+    /**
+     * One read: the rows of {@code SELECT ... tail}, at most {@code maxRows} (0: all), parameters bound by
+     * their Java type (text, {@code long} or {@code int}).
+     */
     private List<ToolCallRecord> selectWith(String tail, int maxRows, List<Object> parameters) throws SQLException {
         guard.check();
         List<ToolCallRecord> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement p = c.prepareStatement(SELECT + tail)) {
+        Connection c = readers.take();
+        boolean healthy = false;
+        try (PreparedStatement p = c.prepareStatement(SELECT + tail)) {
             p.setMaxRows(maxRows);
             for (int i = 0; i < parameters.size(); i++) {
                 Object v = parameters.get(i);
@@ -443,27 +489,15 @@ public final class CallTable implements AutoCloseable {
                     out.add(read(rs));
                 }
             }
+            healthy = true;
+        } finally {
+            readers.giveBack(c, healthy);
         }
         return out;
     }
 
     private List<ToolCallRecord> select(String tail, int maxRows, String... parameters) throws SQLException {
-        guard.check();
-        List<ToolCallRecord> out = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); PreparedStatement p = c.prepareStatement(SELECT + tail)) {
-            if (maxRows > 0) {
-                p.setMaxRows(maxRows);
-            }
-            for (int i = 0; i < parameters.length; i++) {
-                p.setString(i + 1, parameters[i]);
-            }
-            try (ResultSet rs = p.executeQuery()) {
-                while (rs.next()) {
-                    out.add(read(rs));
-                }
-            }
-        }
-        return out;
+        return selectWith(tail, maxRows, List.of((Object[]) parameters));
     }
 
     private static ToolCallRecord read(ResultSet rs) throws SQLException {
@@ -503,13 +537,27 @@ public final class CallTable implements AutoCloseable {
         return Retention.prune(dataSource, dialect, guard, cut);
     }
 
-    /** Closes the writer's connection. Call only once the writer has stopped. */
+    /** Closes the kept read connections and the writer's connection. Call only once the writer has stopped. */
     @Override
     public void close() throws SQLException {
+        readers.close();
         if (writer != null) {
             Connection c = writer;
             writer = null;
-            c.close();
+            try {
+                if (writerPlanned) {
+                    writerPlanned = false;
+                    if (!c.getAutoCommit()) {
+                        c.rollback(); // nothing is open between batches; a RESET must not join a failed one
+                        c.setAutoCommit(true);
+                    }
+                    dialect.resetWriterPlanning(c);
+                }
+            } catch (SQLException e) {
+                // The connection is closed below either way; a pool that keeps it keeps the settings too.
+            } finally {
+                c.close();
+            }
         }
     }
 }

@@ -11,14 +11,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Group commit: one writer thread drains a queue of writes and commits whatever has gathered as one
- * transaction, while each caller waits for the fate of its own write. Durability then costs one
- * sync per batch rather than one per call, and the more callers wait, the larger the batches.
+ * Group commit: writer threads (a small fixed set, each with its own table and connection) drain one
+ * queue of writes, each committing whatever has gathered as one transaction, while every caller
+ * waits for the fate of its own write. Durability then costs one sync per batch rather than one per
+ * call, and the more callers wait, the larger the batches. With more than one writer, a batch is
+ * gathered and sent while the one before it waits for its sync (PostgreSQL flushes the WAL of
+ * commits that arrive together once), so the callers a commit releases do not wait a whole commit
+ * for the next one to begin.
  *
- * <p>Guarantees: a caller returns only after the transaction holding its write committed; writes
- * are committed in the order they were queued (so one thread's writes, which it makes one at a time,
- * keep its order); a batch that fails fails every caller in it and leaves none of its rows; a failed
- * batch does not stop the writer, so the next batch tries again. Thread-safe.
+ * <p>Guarantees: a caller returns only after the transaction holding its write committed; a write
+ * queued after another returned is committed after it (so one thread's writes, which it makes one at
+ * a time, keep its order; with one writer, writes are committed exactly in the order queued); a batch
+ * that fails fails every caller in it and leaves none of its rows; a failed batch does not stop its
+ * writer, so the next batch tries again. Thread-safe.
  */
 public final class GroupCommitWriter implements AutoCloseable {
     /** Most writes in one transaction. */
@@ -37,26 +42,36 @@ public final class GroupCommitWriter implements AutoCloseable {
     private static final Pending STOP = new Pending(null);
     private static final AtomicLong THREADS = new AtomicLong();
 
-    private final CallTable table;
+    private final List<CallTable> tables;
     private final String description;
     private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
     private final Object admission = new Object();
-    private final Thread thread;
+    private final List<Thread> threads = new ArrayList<>();
     private final AtomicLong transactions = new AtomicLong();
     private boolean closed; // guarded by admission
 
     /**
-     * Starts the writer thread (a daemon: a store never closed does not keep the JVM alive).
+     * Starts one writer thread per table (daemons: a store never closed does not keep the JVM alive).
      *
-     * @param table where batches are written; owned by this writer from now on; never {@code null}
+     * @param tables where batches are written, one writer thread each; owned by this writer from now
+     *     on; never {@code null} or empty
      * @param description names the database in messages; never {@code null}
      */
-    public GroupCommitWriter(CallTable table, String description) {
-        this.table = Objects.requireNonNull(table, "table");
+    public GroupCommitWriter(List<CallTable> tables, String description) {
+        this.tables = List.copyOf(tables);
+        if (this.tables.isEmpty()) {
+            throw new IllegalArgumentException("tables must not be empty");
+        }
         this.description = Objects.requireNonNull(description, "description");
-        this.thread = new Thread(this::run, "toolyard-store-writer-" + THREADS.incrementAndGet());
-        thread.setDaemon(true);
-        thread.start();
+        long id = THREADS.incrementAndGet();
+        for (int i = 0; i < this.tables.size(); i++) {
+            CallTable table = this.tables.get(i);
+            Thread thread = new Thread(() -> run(table), "toolyard-store-writer-" + id + (this.tables.size() == 1 ? ""
+                    : "-" + (i + 1)));
+            thread.setDaemon(true);
+            threads.add(thread);
+        }
+        threads.forEach(Thread::start);
     }
 
     /**
@@ -103,7 +118,7 @@ public final class GroupCommitWriter implements AutoCloseable {
         return queue.size();
     }
 
-    private void run() {
+    private void run(CallTable table) {
         List<Pending> batch = new ArrayList<>(MAX_BATCH);
         int expected = 1;
         while (true) {
@@ -120,10 +135,11 @@ public final class GroupCommitWriter implements AutoCloseable {
                 batch.remove(batch.size() - 1);
             }
             if (!batch.isEmpty()) {
-                commit(batch);
+                commit(table, batch);
                 expected = batch.size();
             }
             if (stop) {
+                queue.add(STOP); // for the next writer thread: nothing else is queued after it
                 return;
             }
         }
@@ -157,7 +173,7 @@ public final class GroupCommitWriter implements AutoCloseable {
         }
     }
 
-    private void commit(List<Pending> batch) {
+    private void commit(CallTable table, List<Pending> batch) {
         List<Write> writes = new ArrayList<>(batch.size());
         for (Pending p : batch) {
             writes.add(p.write);
@@ -186,9 +202,9 @@ public final class GroupCommitWriter implements AutoCloseable {
 
     /**
      * Refuses new writes, waits until every queued write is committed (or failed), stops the writer
-     * thread and closes the table. Idempotent.
+     * threads and closes their tables. Idempotent.
      *
-     * @throws StoreFailureException if the table's connection cannot be closed
+     * @throws StoreFailureException if a table's connection cannot be closed
      */
     @Override
     public void close() {
@@ -200,20 +216,32 @@ public final class GroupCommitWriter implements AutoCloseable {
             queue.add(STOP);
         }
         boolean interrupted = false;
-        while (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+        for (Thread thread : threads) {
+            while (thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        try {
-            table.close();
-        } catch (Exception e) {
-            throw new StoreFailureException("could not close " + description + ": " + e, e);
+        StoreFailureException failure = null;
+        for (CallTable table : tables) {
+            try {
+                table.close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new StoreFailureException("could not close " + description + ": " + e, e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
