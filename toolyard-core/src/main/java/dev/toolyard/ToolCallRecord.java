@@ -35,6 +35,9 @@ import java.util.Optional;
  *     named none; never {@code null}
  * @param shadowDenial what a {@link dev.toolyard.spi.PolicyGate} in shadow mode would have refused, and why
  *     (the call ran); {@code ""} when nothing; never {@code null}
+ * @param network what the call's command did on the network, a JSON object (each destination reached or
+ *     refused, with bytes each way, bounded: see docs/isolation.md, "Network for commands"); {@code ""}
+ *     for a tool without network; never {@code null}
  */
 public record ToolCallRecord(
         String callId,
@@ -52,7 +55,8 @@ public record ToolCallRecord(
         String requestCallId,
         String approver,
         String agent,
-        String shadowDenial) {
+        String shadowDenial,
+        String network) {
 
     /**
      * Checks the components.
@@ -73,6 +77,7 @@ public record ToolCallRecord(
      * @param approver the reviewer who answered the approval gate; {@code ""} when none; never {@code null}
      * @param agent the context's agent name; {@code ""} when none; never {@code null}
      * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
+     * @param network what the command did on the network, JSON; {@code ""} for none; never {@code null}
      * @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree
      */
     public ToolCallRecord {
@@ -90,10 +95,40 @@ public record ToolCallRecord(
         Objects.requireNonNull(approver, "approver");
         Objects.requireNonNull(agent, "agent");
         Objects.requireNonNull(shadowDenial, "shadowDenial");
+        Objects.requireNonNull(network, "network");
         boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
         if (needsReason != (reason != null) || (reason != null && reason.status() != status)) {
             throw new IllegalArgumentException("status " + status + " does not agree with reason " + reason);
         }
+    }
+
+    /**
+     * A record of a call of a tool without network ({@code network} {@code ""}): the constructor of
+     * version 4, kept so that code written against it compiles unchanged.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
+     * @param status how it ended; never {@code null}
+     * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+     * @param reasonDetail details of the reason; never {@code null}
+     * @param arguments the arguments as kept; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param summary the capped summary of the output, or the refusal text; never {@code null}
+     * @param startedAt when the call started, by the context's clock; never {@code null}
+     * @param duration how long it took; never {@code null}
+     * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     * @param approver the reviewer who answered the approval gate; {@code ""} when none; never {@code null}
+     * @param agent the context's agent name; {@code ""} when none; never {@code null}
+     * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
+     */
+    public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
+            String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
+            Instant startedAt, Duration duration, String requestCallId, String approver, String agent,
+            String shadowDenial) {
+        this(callId, invocationId, toolName, status, reason, reasonDetail, arguments, argumentsSha256,
+                argumentsRedacted, summary, startedAt, duration, requestCallId, approver, agent, shadowDenial, "");
     }
 
     /**

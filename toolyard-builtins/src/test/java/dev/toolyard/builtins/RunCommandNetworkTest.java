@@ -124,6 +124,9 @@ class RunCommandNetworkTest {
                 .contains("--- network ---\nreached pypi.test:" + server.port() + " (127.0.0.1) x1");
         ToolResult tunnel = run(sandbox, "curl", "-sS", "--proxytunnel", "--max-time", "20", url("pypi.test"));
         assertThat(tunnel.content()).startsWith("exit_code: 0\n").contains("hello from pypi.test");
+        assertThat(store.records()).extracting(ToolCallRecord::network).allSatisfy(n -> assertThat(n)
+                .startsWith("{\"connections\":1,\"refused\":0,").contains("\"host\":\"pypi.test\",\"port\":"
+                        + server.port() + ",\"address\":\"127.0.0.1\",\"outcome\":\"reached\",\"connections\":1,"));
         assertThat(server.heads()).hasSize(2).allSatisfy(h -> assertThat(h).startsWith("GET /simple/ HTTP/1.1\r\n"));
         assertThat(sockets.attempts()).extracting(InetSocketAddress::getPort).containsOnly(server.port());
     }
@@ -157,6 +160,12 @@ class RunCommandNetworkTest {
         assertThat(r.content()).contains("host_not_allowed evil.test:" + server.port(),
                 "link_local_address meta.test:" + server.port() + " (169.254.169.254)",
                 "address_not_allowed ten.test:" + server.port() + " (10.0.0.1)");
+        assertThat(lastRecord().network()).as("every refusal is in the call's record").contains("\"refused\":5",
+                "\"host\":\"evil.test\",\"port\":" + server.port() + ",\"address\":\"\",\"outcome\":\"host_not_allowed\"",
+                "\"host\":\"127.0.0.2\",\"port\":" + server.port() + ",\"address\":\"127.0.0.2\",\"outcome\":\"ip_literal_not_allowed\"",
+                "\"host\":\"pypi.test\",\"port\":1,\"address\":\"\",\"outcome\":\"port_not_allowed\"",
+                "\"address\":\"169.254.169.254\",\"outcome\":\"link_local_address\"",
+                "\"address\":\"10.0.0.1\",\"outcome\":\"address_not_allowed\"");
     }
 
     @ParameterizedTest
@@ -176,6 +185,9 @@ class RunCommandNetworkTest {
         ToolResult noProxy = run(on(tier), "curl", "-sS", "--noproxy", "*", "--max-time", "10", url("127.0.0.1"));
         assertThat(noProxy.content()).doesNotStartWith("exit_code: 0\n").doesNotContain("hello from pypi.test");
         assertThat(server.heads()).isEmpty();
+        assertThat(store.records()).extracting(ToolCallRecord::network)
+                .as("the direct attempts never reached the proxy; the relay's own port was reached, with no request")
+                .allSatisfy(n -> assertThat(n).doesNotContain("\"outcome\":\"reached\""));
     }
 
     @Test
