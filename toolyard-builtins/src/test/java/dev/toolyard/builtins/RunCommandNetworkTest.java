@@ -20,8 +20,10 @@ import dev.toolyard.builtins.internal.ScriptedResolver;
 import dev.toolyard.sandbox.ResourceLimits;
 import dev.toolyard.sandbox.TieredSandbox;
 import dev.toolyard.testing.LoopbackOnlySockets;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -222,5 +224,131 @@ class RunCommandNetworkTest {
                 "LANG=C.UTF-8\n").doesNotContain("TOOLYARD_PARENT_SECRET");
         assertThatThrownBy(() -> BuiltinTools.runCommand(sandbox, Map.of("HTTPS_PROXY", "http://elsewhere:1"), network))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("HTTPS_PROXY");
+    }
+
+    /** A static file server on 127.0.0.1 (Python's http.server), for the package-manager tests; loopback only. */
+    private static final class FileServer implements AutoCloseable {
+        final Process process;
+        final int port;
+
+        FileServer(Path root) throws Exception {
+            int p;
+            try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, InetAddress.getByAddress(new byte[] {127, 0, 0, 1}))) {
+                p = probe.getLocalPort();
+            }
+            this.port = p;
+            this.process = new ProcessBuilder("/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory",
+                    root.toString(), Integer.toString(p)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (true) {
+                try (java.net.Socket s = new java.net.Socket()) {
+                    s.connect(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), p), 200);
+                    return;
+                } catch (java.io.IOException e) {
+                    if (System.nanoTime() > deadline || !process.isAlive()) {
+                        close();
+                        throw new IllegalStateException("the test's file server did not start", e);
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            process.destroy();
+            process.waitFor();
+        }
+    }
+
+    private CommandNetwork networkTo(int port) {
+        return CommandNetwork.builder(List.of("pypi.test:" + port, "git.test:" + port, "127.0.0.1"),
+                new ScriptedResolver().answer("pypi.test", "127.0.0.1").answer("git.test", "127.0.0.1"))
+                .socketFactory(sockets).build();
+    }
+
+    private ToolResult runWith(TieredSandbox sandbox, CommandNetwork net, String... argv) {
+        ToolRegistry registry = new ToolRegistry();
+        registry.register(BuiltinTools.runCommand(sandbox, Map.of("PATH", "/usr/local/bin:/usr/bin:/bin", "HOME", "/tmp"), net));
+        ToolExecutor executor = ToolExecutor.builder(registry, sandbox).allowlist(Set.of("run_command")).store(store).build();
+        ToolContext ctx = ToolContext.builder("inv", SandboxPaths.of(work)).timeout(Duration.ofSeconds(90))
+                .egressCeiling(EgressClass.ALLOWLISTED).build();
+        String args = Stream.of(argv).map(a -> "\"" + a.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"")
+                .reduce((a, b) -> a + "," + b).map(s -> "{\"argv\":[" + s + "]}").orElseThrow();
+        ToolResult r = executor.execute(ToolCallRequest.of("run_command", args), ctx);
+        assertThat(r.status()).as(r.content() + r.reasonDetail()).isEqualTo(ToolStatus.OK);
+        return r;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    void pipInstallsAPackageFromASimpleIndexTheTestServes(IsolationTier tier, @TempDir Path served) throws Exception {
+        TieredSandbox sandbox = on(tier);
+        HostTools.require(Files.isExecutable(Path.of("/usr/bin/python3")), "/usr/bin/python3 is not installed");
+        Path dir = Files.createDirectories(served.resolve("simple/tinypkg"));
+        writeWheel(dir.resolve("tinypkg-1.0-py3-none-any.whl"));
+        try (FileServer files = new FileServer(served)) {
+            ToolResult r = runWith(sandbox, networkTo(files.port), "python3", "-m", "pip", "install", "--no-cache-dir",
+                    "--disable-pip-version-check", "--target", "deps", "--index-url",
+                    "http://pypi.test:" + files.port + "/simple/", "tinypkg");
+            assertThat(r.content()).as(r.content()).startsWith("exit_code: 0\n").contains("Successfully installed tinypkg-1.0")
+                    .contains("reached pypi.test:" + files.port + " (127.0.0.1)");
+            assertThat(work.resolve("deps/tinypkg/__init__.py")).content().contains("hello from tinypkg");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    void gitClonesOverHttpFromAServerTheTestRuns(IsolationTier tier, @TempDir Path served) throws Exception {
+        TieredSandbox sandbox = on(tier);
+        HostTools.require(HostTools.which("git").isPresent(), "git is not installed");
+        Path src = Files.createDirectories(served.resolve("src"));
+        Files.writeString(src.resolve("README"), "cloned through the proxy\n");
+        git(src, "init", "-q", "-b", "main");
+        git(src, "add", "README");
+        git(src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one");
+        git(served, "clone", "-q", "--bare", "src", "repo.git");
+        git(served.resolve("repo.git"), "update-server-info"); // the dumb HTTP protocol: plain files
+        try (FileServer files = new FileServer(served)) {
+            ToolResult r = runWith(sandbox, networkTo(files.port), "git", "clone", "-q",
+                    "http://git.test:" + files.port + "/repo.git", "cloned");
+            assertThat(r.content()).as(r.content()).startsWith("exit_code: 0\n")
+                    .contains("reached git.test:" + files.port + " (127.0.0.1)");
+            assertThat(work.resolve("cloned/README")).hasContent("cloned through the proxy\n");
+        }
+    }
+
+    private static void git(Path dir, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(String.join(" ", cmd) + ": " + out).isZero();
+    }
+
+    /** A minimal wheel: one module and the dist-info pip checks (METADATA, WHEEL, RECORD with digests). */
+    private static void writeWheel(Path wheel) throws Exception {
+        Map<String, byte[]> files = new java.util.LinkedHashMap<>();
+        files.put("tinypkg/__init__.py", "GREETING = \"hello from tinypkg\"\n".getBytes(StandardCharsets.UTF_8));
+        files.put("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n".getBytes(StandardCharsets.UTF_8));
+        files.put("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+                .getBytes(StandardCharsets.UTF_8));
+        StringBuilder record = new StringBuilder();
+        for (Map.Entry<String, byte[]> e : files.entrySet()) {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(e.getValue());
+            record.append(e.getKey()).append(",sha256=")
+                    .append(java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(digest)).append(',')
+                    .append(e.getValue().length).append('\n');
+        }
+        record.append("tinypkg-1.0.dist-info/RECORD,,\n");
+        files.put("tinypkg-1.0.dist-info/RECORD", record.toString().getBytes(StandardCharsets.UTF_8));
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(Files.newOutputStream(wheel))) {
+            for (Map.Entry<String, byte[]> e : files.entrySet()) {
+                z.putNextEntry(new java.util.zip.ZipEntry(e.getKey()));
+                z.write(e.getValue());
+                z.closeEntry();
+            }
+        }
     }
 }
