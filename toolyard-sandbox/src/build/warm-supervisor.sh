@@ -2,7 +2,11 @@
 # Builds the warm supervisor (src/main/c/toolyard-warm.c) into the jar's resources: a static executable
 # for the architecture this is built on. Run by exec-maven-plugin in generate-resources.
 #
-# Usage: warm-supervisor.sh SOURCE OUTPUT
+# Usage: warm-supervisor.sh SOURCE OUTPUT [WHAT]
+#
+# WHAT names the program in messages (default "warm supervisor"); the same script builds the command
+# network's relay (src/main/c/toolyard-relay.c), whose absence makes network for commands report itself
+# unavailable the same way.
 #
 # Without gcc on the PATH, or when gcc cannot link a static executable (Debian's libc6-dev, the static
 # C library, is missing), it builds nothing and removes any OUTPUT an earlier build left: the build
@@ -13,6 +17,7 @@
 set -eu
 src=$1
 out=$2
+what=${3:-warm supervisor}
 
 why=""
 if ! command -v gcc >/dev/null 2>&1; then
@@ -29,11 +34,11 @@ fi
 if [ -n "$why" ]; then
   rm -f "$out"
   if [ "${CI:-}" = true ]; then
-    echo "toolyard-sandbox: CI=true, so the warm supervisor must be built, but $why (.ci/setup-warm.sh installs gcc and libc6-dev)" >&2
+    echo "toolyard-sandbox: CI=true, so the $what must be built, but $why (.ci/setup-warm.sh installs gcc and libc6-dev)" >&2
     exit 1
   fi
-  echo "[WARNING] toolyard-sandbox: no warm supervisor built: $why. The jar carries none, so warm mode" \
-    "reports itself unavailable; install gcc and libc6-dev (Debian) to build it." >&2
+  echo "[WARNING] toolyard-sandbox: no $what built: $why. The jar carries none, so what needs it (warm mode," \
+    "network for commands) reports itself unavailable; install gcc and libc6-dev (Debian) to build it." >&2
   exit 0
 fi
 

@@ -26,7 +26,7 @@ final class CallRecorder {
     /** @return the refusal the walk decided, recorded */
     ToolResult refused(Call call) {
         OutputCap.Ending ending = cap.problem(call.displayName, call.refusal(), call.refusalDetail());
-        ToolCallRecord record = record(call, ending);
+        ToolCallRecord record = record(call, ending, "");
         try {
             store.append(record);
         } catch (RuntimeException e) {
@@ -53,7 +53,8 @@ final class CallRecorder {
     /** @return the handler's outcome, recorded */
     ToolResult completed(Call call, Outcome outcome) {
         OutputCap.Ending ending = ending(call, outcome);
-        ToolCallRecord record = record(call, ending);
+        ToolOutput output = outcome.timedOut() || outcome.thrown() != null ? null : outcome.output();
+        ToolCallRecord record = record(call, ending, output == null ? "" : output.networkRecord());
         try {
             store.complete(record);
         } catch (RuntimeException e) {
@@ -86,11 +87,11 @@ final class CallRecorder {
         return cap.success(output);
     }
 
-    private static ToolCallRecord record(Call call, OutputCap.Ending e) {
+    private static ToolCallRecord record(Call call, OutputCap.Ending e, String network) {
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
         return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(), Optional.ofNullable(e.reason()),
                 e.detail(), call.recordedArguments(), call.digest, call.redacted(), e.summary(), call.startedAt,
-                duration, call.requestCallId, call.approver(), call.agent, call.shadowDenial);
+                duration, call.requestCallId, call.approver(), call.agent, call.shadowDenial, network);
     }
 
     private static ToolResult result(Call call, OutputCap.Ending e, Duration duration) {

@@ -36,6 +36,9 @@ import java.util.Optional;
  *     named none; never {@code null}
  * @param shadowDenial what a {@link dev.toolyard.spi.PolicyGate} in shadow mode would have refused, and why
  *     (the call ran); {@code ""} when nothing; never {@code null}
+ * @param network what the call's command did on the network, a JSON object (each destination reached or
+ *     refused, with bytes each way, bounded: see docs/isolation.md, "Network for commands"); {@code ""}
+ *     for a tool without network; never {@code null}
  */
 public record ToolCallRecord(
         String callId,
@@ -53,7 +56,8 @@ public record ToolCallRecord(
         String requestCallId,
         String approver,
         String agent,
-        String shadowDenial) {
+        String shadowDenial,
+        String network) {
 
     /**
      * Checks the components.
@@ -74,6 +78,7 @@ public record ToolCallRecord(
      * @param approver the reviewer who answered the approval gate; {@code ""} when none; never {@code null}
      * @param agent the context's agent name; {@code ""} when none; never {@code null}
      * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
+     * @param network what the command did on the network, JSON; {@code ""} for none; never {@code null}
      * @throws NullPointerException if a field documented as never {@code null} is; IllegalArgumentException if status and reason disagree
      */
     public ToolCallRecord {
@@ -92,11 +97,42 @@ public record ToolCallRecord(
         Objects.requireNonNull(approver, "approver");
         Objects.requireNonNull(agent, "agent");
         Objects.requireNonNull(shadowDenial, "shadowDenial");
+        Objects.requireNonNull(network, "network");
         boolean needsReason = status != ToolStatus.OK && status != ToolStatus.INTERRUPTED;
         if (needsReason != reason.isPresent() || reason.filter(r -> r.status() != status).isPresent()) {
             throw new IllegalArgumentException("status " + status + " does not agree with reason "
                     + reason.map(Reason::wireName).orElse("(none)"));
         }
+    }
+
+    /**
+     * A record of a call of a tool without network ({@code network} {@code ""}): the constructor of
+     * version 4, kept so that code written against it compiles unchanged.
+     *
+     * @param callId unique id of the call; never {@code null}
+     * @param invocationId the invocation's id; never {@code null}
+     * @param toolName the name the model asked for, capped at 128 characters; never {@code null}
+     * @param status how it ended; never {@code null}
+     * @param reason why, for every status but OK and INTERRUPTED; {@code null} otherwise
+     * @param reasonDetail details of the reason; never {@code null}
+     * @param arguments the arguments as kept; never {@code null}
+     * @param argumentsSha256 hex SHA-256 of the arguments as received; never {@code null}
+     * @param argumentsRedacted whether the plaintext was withheld
+     * @param summary the capped summary of the output, or the refusal text; never {@code null}
+     * @param startedAt when the call started, by the context's clock; never {@code null}
+     * @param duration how long it took; never {@code null}
+     * @param requestCallId the framework's id of the call; {@code ""} when none; never {@code null}
+     * @param approver the reviewer who answered the approval gate; {@code ""} when none; never {@code null}
+     * @param agent the context's agent name; {@code ""} when none; never {@code null}
+     * @param shadowDenial what a gate in shadow mode would have refused; {@code ""} when nothing; never {@code null}
+     */
+    public ToolCallRecord(String callId, String invocationId, String toolName, ToolStatus status, Reason reason,
+            String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
+            Instant startedAt, Duration duration, String requestCallId, String approver, String agent,
+            String shadowDenial) {
+        this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, approver, agent,
+                shadowDenial, "");
     }
 
     /**
@@ -123,7 +159,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId, String approver) {
         this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
-                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, approver, "", "");
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, approver, "", "", "");
     }
 
     /**
@@ -149,7 +185,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration, String requestCallId) {
         this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
-                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, "", "", "");
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, requestCallId, "", "", "", "");
     }
 
     /**
@@ -173,7 +209,7 @@ public record ToolCallRecord(
             String reasonDetail, String arguments, String argumentsSha256, boolean argumentsRedacted, String summary,
             Instant startedAt, Duration duration) {
         this(callId, invocationId, toolName, status, Optional.ofNullable(reason), reasonDetail, arguments,
-                argumentsSha256, argumentsRedacted, summary, startedAt, duration, "", "", "", "");
+                argumentsSha256, argumentsRedacted, summary, startedAt, duration, "", "", "", "", "");
     }
 
     /** @return the framework's id of the call; empty when the request carried none */
@@ -207,6 +243,6 @@ public record ToolCallRecord(
         return new ToolCallRecord(start.callId(), start.invocationId(), start.toolName(), ToolStatus.INTERRUPTED,
                 Optional.empty(), "started, no completion recorded", start.arguments(), start.argumentsSha256(),
                 start.argumentsRedacted(), "", start.startedAt(), Duration.ZERO, start.requestCallId(),
-                start.approver(), start.agent(), start.shadowDenial());
+                start.approver(), start.agent(), start.shadowDenial(), "");
     }
 }

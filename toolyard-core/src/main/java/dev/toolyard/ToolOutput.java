@@ -14,12 +14,34 @@ public final class ToolOutput {
     private final String summary;
     private final Reason reason;
     private final String reasonDetail;
+    private final String networkRecord;
 
     private ToolOutput(String content, String summary, Reason reason, String reasonDetail) {
+        this(content, summary, reason, reasonDetail, "");
+    }
+
+    private ToolOutput(String content, String summary, Reason reason, String reasonDetail, String networkRecord) {
         this.content = content;
         this.summary = summary;
         this.reason = reason;
         this.reasonDetail = reasonDetail;
+        this.networkRecord = networkRecord;
+    }
+
+    /**
+     * This output with what the call did on the network, for the record only
+     * ({@link ToolCallRecord#network()}): a JSON object, as a networked {@code run_command} writes it.
+     *
+     * @param json the network record, a JSON object, or empty for none; never {@code null}
+     * @return a copy carrying it
+     */
+    public ToolOutput withNetworkRecord(String json) {
+        return new ToolOutput(content, summary, reason, reasonDetail, Objects.requireNonNull(json, "json"));
+    }
+
+    /** @return what the call did on the network, a JSON object; empty when the tool has no network; never {@code null} */
+    public String networkRecord() {
+        return networkRecord;
     }
 
     /**

@@ -145,6 +145,43 @@ public final class BuiltinTools {
     }
 
     /**
+     * {@code run_command} with network to the hosts {@code network} allows, and the default environment
+     * {@code PATH=/usr/local/bin:/usr/bin:/bin} plus the proxy variables (see
+     * {@link #runCommand(IsolatedRunner, Map, CommandNetwork)}). Egress {@link dev.toolyard.EgressClass#ALLOWLISTED}.
+     *
+     * @param sandbox the sandbox the executor was built with; never {@code null}
+     * @param network the hosts and limits; never {@code null}
+     * @return the tool
+     */
+    public static Tool runCommand(IsolatedRunner sandbox, CommandNetwork network) {
+        return RunCommandTool.create(sandbox, RunCommandTool.DEFAULT_ENV, network);
+    }
+
+    /**
+     * {@code run_command} with network: the command's sandbox keeps its own network namespace with
+     * loopback only, and reaches the hosts {@code network} allows through an allowlisting proxy in this
+     * JVM (docs/isolation.md, "Network for commands"). Egress {@link dev.toolyard.EgressClass#ALLOWLISTED},
+     * so the invocation's egress ceiling must permit it. The command's environment is {@code environment}
+     * plus the variables tools read to find a proxy, all naming the relay on {@code 127.0.0.1}:
+     * {@code HTTP_PROXY}, {@code HTTPS_PROXY} and their lower-case forms, {@code NO_PROXY} (loopback only),
+     * npm's, yarn's and pip's own, git's {@code http.proxy} (through {@code GIT_CONFIG_*}) and the JVM's
+     * proxy properties in {@code JAVA_TOOL_OPTIONS} (appended to one the application set). When the
+     * sandbox cannot route network on this host ({@link IsolatedRunner#proxyRouteUnavailable()}), calls
+     * are refused {@code isolation_unavailable} with why. Each call's output and record list the
+     * destinations reached or refused, with bytes each way.
+     *
+     * @param sandbox the sandbox the executor was built with; never {@code null}
+     * @param environment the application's environment allowlist, as {@link #runCommand(IsolatedRunner, Map)}
+     * @param network the hosts and limits; never {@code null}
+     * @return the tool
+     * @throws IllegalArgumentException if an environment entry is invalid, or sets a proxy variable other
+     *     than {@code JAVA_TOOL_OPTIONS} (the proxy's own value would silently replace it)
+     */
+    public static Tool runCommand(IsolatedRunner sandbox, Map<String, String> environment, CommandNetwork network) {
+        return RunCommandTool.create(sandbox, environment, network);
+    }
+
+    /**
      * {@code http_fetch} with the default {@link FetchLimits}. See
      * {@link #httpFetch(List, Resolver, FetchLimits, SocketFactory)}.
      *

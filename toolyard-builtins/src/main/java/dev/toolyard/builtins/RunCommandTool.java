@@ -10,7 +10,14 @@ import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolOutput;
 import dev.toolyard.ToolSpec;
+import dev.toolyard.builtins.internal.CommandProxy;
+import dev.toolyard.spi.ProxyRoute;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,15 +47,7 @@ final class RunCommandTool {
     private RunCommandTool() {}
 
     static Tool create(IsolatedRunner sandbox, Map<String, String> environment) {
-        Objects.requireNonNull(sandbox, "sandbox");
-        Objects.requireNonNull(environment, "environment");
-        Map<String, String> env = Map.copyOf(new TreeMap<>(environment));
-        for (Map.Entry<String, String> e : env.entrySet()) {
-            if (e.getKey().isEmpty() || e.getKey().indexOf('=') >= 0 || e.getKey().indexOf('\0') >= 0
-                    || e.getValue().indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("environment has an invalid entry: " + e.getKey());
-            }
-        }
+        Map<String, String> env = checkedEnv(sandbox, environment);
         ToolSpec spec = ToolSpec.builder(NAME)
                 .description("Run one command in an isolated sandbox, in the workspace directory, with no network. "
                         + "Give the program and its arguments as a list; no shell is involved.")
@@ -61,6 +60,36 @@ final class RunCommandTool {
         return new Tool(spec, (args, context) -> run(sandbox, env, args, context));
     }
 
+    static Tool create(IsolatedRunner sandbox, Map<String, String> environment, CommandNetwork network) {
+        Objects.requireNonNull(network, "network");
+        Map<String, String> env = ProxyEnvironment.with(checkedEnv(sandbox, environment), network.loopbackPort());
+        ToolSpec spec = ToolSpec.builder(NAME)
+                .description("Run one command in an isolated sandbox, in the workspace directory. It can reach only "
+                        + "the hosts the application allowed, over HTTP and HTTPS through a proxy that HTTP_PROXY and "
+                        + "HTTPS_PROXY name; any other destination gets 403 with an X-Proxy-Error header saying why. "
+                        + "Give the program and its arguments as a list; no shell is involved.")
+                .argsSchema(SCHEMA)
+                .riskClass(RiskClass.EXECUTE)
+                .egress(EgressClass.ALLOWLISTED)
+                .requiresIsolation(true)
+                .cooperative(true)
+                .build();
+        return new Tool(spec, (args, context) -> runNetworked(sandbox, env, network, args, context));
+    }
+
+    private static Map<String, String> checkedEnv(IsolatedRunner sandbox, Map<String, String> environment) {
+        Objects.requireNonNull(sandbox, "sandbox");
+        Objects.requireNonNull(environment, "environment");
+        Map<String, String> env = Map.copyOf(new TreeMap<>(environment));
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            if (e.getKey().isEmpty() || e.getKey().indexOf('=') >= 0 || e.getKey().indexOf('\0') >= 0
+                    || e.getValue().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("environment has an invalid entry: " + e.getKey());
+            }
+        }
+        return env;
+    }
+
     private static ToolOutput run(IsolatedRunner sandbox, Map<String, String> env, ToolArgs args, ToolContext context) {
         List<String> argv = args.strings("argv");
         for (String item : argv) {
@@ -70,6 +99,51 @@ final class RunCommandTool {
         }
         SubprocessResult r = sandbox.runIsolated(argv, context.workspace(), context.timeout().plus(SANDBOX_MARGIN), env);
         return ToolOutput.of(format(r), summary(argv, r));
+    }
+
+    private static ToolOutput runNetworked(IsolatedRunner sandbox, Map<String, String> env, CommandNetwork network,
+            ToolArgs args, ToolContext context) {
+        List<String> argv = args.strings("argv");
+        for (String item : argv) {
+            if (item.indexOf('\0') >= 0) {
+                return ToolOutput.refused(Reason.ARGS_INVALID, "argv items must not contain a NUL character");
+            }
+        }
+        Optional<String> unavailable = sandbox.proxyRouteUnavailable();
+        if (unavailable.isPresent()) {
+            return ToolOutput.refused(Reason.ISOLATION_UNAVAILABLE, "network for commands is unavailable on this host: "
+                    + unavailable.get());
+        }
+        AtomicReference<CommandProxy.Session> session = new AtomicReference<>();
+        ProxyRoute route = new ProxyRoute() {
+            @Override
+            public int loopbackPort() {
+                return network.loopbackPort();
+            }
+
+            @Override
+            public Closeable listen(Path socket) throws IOException {
+                CommandProxy.Session s = network.proxy().open(socket);
+                session.set(s);
+                return s;
+            }
+        };
+        SubprocessResult r;
+        try {
+            r = sandbox.runIsolated(argv, context.workspace(), context.timeout().plus(SANDBOX_MARGIN), env, route);
+        } finally {
+            CommandProxy.Session s = session.get();
+            if (s != null) {
+                s.close(); // the runner closed it already; closing is idempotent
+            }
+        }
+        CommandProxy.Session s = session.get();
+        String record = s == null ? "" : s.recordJson();
+        List<String> lines = s == null ? List.of() : s.lines();
+        String text = format(r) + (r.stderr().isEmpty() || r.stderr().endsWith("\n") ? "" : "\n") + "--- network ---\n"
+                + (lines.isEmpty() ? "no connections\n" : String.join("\n", lines) + "\n");
+        return ToolOutput.of(text, summary(argv, r) + ", network " + (s == null ? 0 : s.connections()) + " connections")
+                .withNetworkRecord(record);
     }
 
     /** The stable, model-readable form: header lines, then each stream under its own marker. */

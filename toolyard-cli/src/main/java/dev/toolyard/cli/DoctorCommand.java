@@ -85,6 +85,12 @@ final class DoctorCommand implements Callable<Integer> {
             } else {
                 n.putNull("warm");
             }
+            String network = report.commandNetworkByRung().get(r.name());
+            if (network != null) {
+                n.put("commandNetwork", network);
+            } else {
+                n.putNull("commandNetwork");
+            }
         }
         root.put("warmMode", report.warmMode());
         ArrayNode unenforced = root.putArray("limitsUnenforced");
@@ -131,6 +137,10 @@ final class DoctorCommand implements Callable<Integer> {
             String warm = report.warmByRung().get(r.name());
             if (warm != null) {
                 out.println("    warm mode on " + r.name() + ": " + warm);
+            }
+            String network = report.commandNetworkByRung().get(r.name());
+            if (network != null) {
+                out.println("    network for commands on " + r.name() + ": " + network);
             }
         }
         out.println("  warm mode:       " + report.warmMode());

@@ -47,13 +47,47 @@ final class RecordsShowCommand implements Callable<Integer> {
         Map<String, Object> fields = RecordFields.of(r);
         int width = fields.keySet().stream().mapToInt(String::length).max().orElse(0) + 2;
         for (Map.Entry<String, Object> f : fields.entrySet()) {
-            String value = printable(RecordFields.text(f.getValue()));
+            String value = printable(f.getKey().equals("network") ? network(r.network()) : RecordFields.text(f.getValue()));
             String indent = "\n" + " ".repeat(width);
             out.println(String.format("%-" + width + "s", f.getKey() + ":") + value.replace("\n", indent));
         }
         out.println(String.format("%-" + width + "s", "endedAt:") + printable(endedAt(r)));
         out.flush();
         return 0;
+    }
+
+    /**
+     * The network record of a command with network, one line per destination: its totals, then
+     * {@code reached pypi.test:443 127.0.0.1 x2 up 512 B down 4096 B}; the JSON as it is if it does not
+     * read as one.
+     */
+    static String network(String json) {
+        if (json.isEmpty()) {
+            return "";
+        }
+        try {
+            tools.jackson.databind.JsonNode n = Json.MAPPER.readTree(json);
+            StringBuilder b = new StringBuilder();
+            b.append(n.path("connections").asLong()).append(" connections, ").append(n.path("refused").asLong())
+                    .append(" refused, up ").append(n.path("bytes_up").asLong()).append(" B, down ")
+                    .append(n.path("bytes_down").asLong()).append(" B");
+            for (tools.jackson.databind.JsonNode d : n.path("destinations")) {
+                b.append('\n').append(d.path("outcome").asString()).append(' ').append(d.path("host").asString())
+                        .append(':').append(d.path("port").asInt())
+                        .append(d.path("address").asString().isEmpty() ? "" : " " + d.path("address").asString())
+                        .append(" x").append(d.path("connections").asLong()).append(" up ")
+                        .append(d.path("bytes_up").asLong()).append(" B down ").append(d.path("bytes_down").asLong())
+                        .append(" B");
+            }
+            if (n.has("more_connections")) {
+                b.append("\n... ").append(n.path("more_connections").asLong()).append(" more connections, up ")
+                        .append(n.path("more_bytes_up").asLong()).append(" B down ")
+                        .append(n.path("more_bytes_down").asLong()).append(" B");
+            }
+            return b.toString();
+        } catch (RuntimeException e) {
+            return json;
+        }
     }
 
     private static String endedAt(ToolCallRecord r) {

@@ -35,7 +35,9 @@ class DoctorCommandTest {
                 .containsPattern("\n    warm mode on podman: can run warm: a warm start and its first /bin/true took \\d+ ms; "
                         + "each further warm /bin/true, median of 5, \\d+\\.\\d\\d ms\n")
                 .containsPattern("\n    warm mode on bwrap: can run warm: a warm start and its first /bin/true took \\d+ ms; ")
-                .contains("  warm mode:       off (the default; TieredSandbox.builder().warm(true) turns it on)\n");
+                .contains("  warm mode:       off (the default; TieredSandbox.builder().warm(true) turns it on)\n")
+                .contains("\n    network for commands on podman: available: cold runs, through toolyard-relay",
+                        "\n    network for commands on bwrap: available: cold runs, through toolyard-relay");
     }
 
     @Test
@@ -83,8 +85,10 @@ class DoctorCommandTest {
                     .containsExactly("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
             assertThat(rung.get("canaryCommand").get(rung.get("canaryCommand").size() - 1).asString()).isEqualTo("/bin/true");
             assertThat(rung.get("warm").asString()).as(rung.toString()).startsWith("can run warm: a warm start ");
+            assertThat(rung.get("commandNetwork").asString()).as(rung.toString()).startsWith("available: cold runs");
         }
         assertThat(docker.get("warm").isNull()).isTrue();
+        assertThat(docker.get("commandNetwork").isNull()).isTrue();
         assertThat(root.get("warmMode").asString()).startsWith("off");
         assertThat(podman.get("canaryCommand").toString()).contains("\"--pull=never\"");
         assertThat(bwrap.get("canaryCommand").toString()).contains("\"--unshare-net\"");

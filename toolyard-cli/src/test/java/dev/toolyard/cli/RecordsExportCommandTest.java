@@ -35,7 +35,7 @@ class RecordsExportCommandTest {
         boolean failed = id.hashCode() % 3 == 0;
         return new ToolCallRecord(id, "inv-" + id.length(), "read_file", failed ? ToolStatus.FAILED : ToolStatus.OK,
                 failed ? Optional.of(Reason.FILE_NOT_FOUND) : Optional.empty(), failed ? "no such file" : "", "{\"n\":\"" + id + "\"}",
-                RecordsCommandTest.SHA, false, summary, startedAt, Duration.ofMillis(7), "req-" + id, "", "agent-a", "");
+                RecordsCommandTest.SHA, false, summary, startedAt, Duration.ofMillis(7), "req-" + id, "", "agent-a", "", "");
     }
 
     /** The calls of the range: 3 starting at the same instant (the call id orders them), others spread over 9 days. */
@@ -60,7 +60,7 @@ class RecordsExportCommandTest {
                 n.get("argumentsRedacted").asBoolean(), n.get("summary").asString(),
                 Instant.parse(n.get("startedAt").asString()), Duration.parse(n.get("duration").asString()),
                 n.get("requestCallId").asString(), n.get("approver").asString(), n.get("agent").asString(),
-                n.get("shadowDenial").asString());
+                n.get("shadowDenial").asString(), n.has("network") ? n.get("network").asString() : "");
     }
 
     @Test

@@ -54,7 +54,28 @@ class RecordsShowCommandTest {
                 "approver:          ",
                 "agent:             ",
                 "shadowDenial:      ",
+                "network:           ",
                 "endedAt:           2026-12-01T07:02:00.012Z");
+    }
+
+    @Test
+    void aCommandsNetworkIsShownOneDestinationPerLine() {
+        String network = "{\"connections\":3,\"refused\":1,\"bytes_up\":120,\"bytes_down\":900,\"destinations\":["
+                + "{\"host\":\"pypi.test\",\"port\":443,\"address\":\"127.0.0.1\",\"outcome\":\"reached\","
+                + "\"connections\":2,\"bytes_up\":120,\"bytes_down\":900},"
+                + "{\"host\":\"meta.test\",\"port\":80,\"address\":\"169.254.169.254\",\"outcome\":\"link_local_address\","
+                + "\"connections\":1,\"bytes_up\":0,\"bytes_down\":0}]}";
+        List<ToolCallRecord> calls = List.of(new ToolCallRecord("net", "inv-n", "run_command", ToolStatus.OK, null, "",
+                "{}", RecordsCommandTest.SHA, false, "ran curl", RecordsCommandTest.T0, Duration.ofMillis(3), "", "", "",
+                "", network));
+        Path db = RecordsCommandTest.storeWith(tmp.resolve("net.db"), calls);
+        CliRun r = CliRun.of("records", "show", "--store", db.toString(), "net");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("network:           3 connections, 1 refused, up 120 B, down 900 B\n"
+                + "                   reached pypi.test:443 127.0.0.1 x2 up 120 B down 900 B\n"
+                + "                   link_local_address meta.test:80 169.254.169.254 x1 up 0 B down 0 B\n");
+        CliRun j = CliRun.of("records", "show", "net", "--json", "--store", db.toString());
+        assertThat(Json.MAPPER.readTree(j.out()).get("network").asString()).isEqualTo(network);
     }
 
     @Test

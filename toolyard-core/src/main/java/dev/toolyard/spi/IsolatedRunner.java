@@ -7,6 +7,7 @@ import dev.toolyard.spi.SubprocessResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The process half of containment: run a command in isolation, on the tier this host offers.
@@ -53,5 +54,37 @@ public interface IsolatedRunner {
             throw new IllegalArgumentException("network access for isolated runs is not supported in this version");
         }
         return runIsolated(argv, workspace, timeout, env);
+    }
+
+    /**
+     * Whether {@link #runIsolated(List, SandboxPaths, Duration, Map, ProxyRoute)} can run a command with
+     * network through a proxy route on this host.
+     *
+     * @return why it cannot (what is missing); empty when it can; never {@code null}
+     */
+    default Optional<String> proxyRouteUnavailable() {
+        return Optional.of("this runner does not support network for commands");
+    }
+
+    /**
+     * As {@link #runIsolated(List, SandboxPaths, Duration, Map)}, with network through {@code route} only:
+     * the sandbox keeps its own network namespace with loopback alone, a private host directory holding
+     * the route's unix socket is bound into it, and a relay listening on {@code 127.0.0.1:}
+     * {@link ProxyRoute#loopbackPort()} inside forwards each connection to that socket. The relay listens
+     * before the command starts, so the command never finds the port closed. The environment is used as
+     * given: the caller sets the proxy variables.
+     *
+     * @param argv the command and its arguments
+     * @param workspace the roots to bind
+     * @param timeout the deadline
+     * @param env the environment; {@code null} means empty
+     * @param route where the relay's connections go; never {@code null}
+     * @return how the run ended
+     * @throws IsolationUnavailableException if {@link #proxyRouteUnavailable()} is not empty
+     */
+    default SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout,
+            Map<String, String> env, ProxyRoute route) {
+        throw new IsolationUnavailableException("network for commands is unavailable: "
+                + proxyRouteUnavailable().orElse("this runner does not support it"));
     }
 }

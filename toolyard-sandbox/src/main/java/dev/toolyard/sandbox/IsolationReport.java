@@ -31,10 +31,20 @@ public final class IsolationReport {
     private final IsolationTier startAt;
     private final String warmMode;
     private final Map<String, String> warmByRung;
+    private final Map<String, String> commandNetworkByRung;
 
     IsolationReport(IsolationTier tier, List<Rung> rungs, Set<String> limitsUnenforced, ResourceLimits limits,
             List<String> canaryCommand, String runsAs, boolean seccompFilter, Map<String, String> limitEnforcement,
             IsolationTier startAt, String warmMode, Map<String, String> warmByRung) {
+        this(tier, rungs, limitsUnenforced, limits, canaryCommand, runsAs, seccompFilter, limitEnforcement, startAt,
+                warmMode, warmByRung, Map.of());
+    }
+
+    IsolationReport(IsolationTier tier, List<Rung> rungs, Set<String> limitsUnenforced, ResourceLimits limits,
+            List<String> canaryCommand, String runsAs, boolean seccompFilter, Map<String, String> limitEnforcement,
+            IsolationTier startAt, String warmMode, Map<String, String> warmByRung,
+            Map<String, String> commandNetworkByRung) {
+        this.commandNetworkByRung = Collections.unmodifiableMap(new LinkedHashMap<>(commandNetworkByRung));
         this.warmMode = Objects.requireNonNull(warmMode, "warmMode");
         this.warmByRung = Collections.unmodifiableMap(new LinkedHashMap<>(warmByRung));
         this.tier = Objects.requireNonNull(tier, "tier");
@@ -204,6 +214,16 @@ public final class IsolationReport {
         return warmByRung;
     }
 
+    /**
+     * Whether commands can have network ({@code run_command} with a {@code CommandNetwork}) on each rung
+     * whose canary passed: {@code available (...)} or {@code unavailable: <why>}.
+     *
+     * @return by rung name, in ladder order; rungs that did not pass are absent; never {@code null}
+     */
+    public Map<String, String> commandNetworkByRung() {
+        return commandNetworkByRung;
+    }
+
     /** @return a multi-line, human-readable account of the probe, for a bug report */
     public String describe() {
         StringBuilder b = new StringBuilder(512);
@@ -241,6 +261,13 @@ public final class IsolationReport {
         for (Map.Entry<String, String> e : warmByRung.entrySet()) {
             b.append("  ").append(e.getKey()).append(" ".repeat(Math.max(0, width - e.getKey().length()))).append("  ")
                     .append(e.getValue()).append('\n');
+        }
+        if (!commandNetworkByRung.isEmpty()) {
+            b.append("network for commands:\n");
+            for (Map.Entry<String, String> e : commandNetworkByRung.entrySet()) {
+                b.append("  ").append(e.getKey()).append(" ".repeat(Math.max(0, width - e.getKey().length()))).append("  ")
+                        .append(e.getValue()).append('\n');
+            }
         }
         if (!canaryCommand.isEmpty()) {
             b.append("canary command:");

@@ -5,6 +5,7 @@ import dev.toolyard.sandbox.internal.ContainerCommand;
 import dev.toolyard.sandbox.internal.HostLayout;
 import dev.toolyard.sandbox.internal.Ladder;
 import dev.toolyard.sandbox.internal.Rung;
+import dev.toolyard.sandbox.internal.WarmBinary;
 import dev.toolyard.sandbox.internal.SandboxFiles;
 import dev.toolyard.sandbox.internal.SandboxIds;
 import dev.toolyard.sandbox.internal.SeccompFilter;
@@ -73,9 +74,19 @@ final class LadderProbe {
             step.rung().ifPresent(r -> warmByRung.put(step.name(), survey ? WarmMode.survey(r, files()) : r.warmUnavailable().map(
                     why -> "cannot run warm: " + why).orElse("can run warm")));
         }
+        Map<String, String> networkByRung = new LinkedHashMap<>();
+        Optional<String> relayMissing = WarmBinary.relayMissing();
+        for (Ladder.Step step : climb.steps()) {
+            step.rung().ifPresent(r -> networkByRung.put(step.name(), relayMissing.map(why -> "unavailable: " + why)
+                    .or(() -> files().isEmpty() ? Optional.of("unavailable: the sandbox's private directory could not be"
+                            + " written") : Optional.empty())
+                    .orElse("available: cold runs, through toolyard-relay on 127.0.0.1 inside, listening before the"
+                            + " command starts")));
+        }
         IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), s.limits(),
                 climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),
-                climb.rung().map(Rung::enforcement).orElse(Map.of()), s.startAt(), warm.reportLine(climb.rung()), warmByRung);
+                climb.rung().map(Rung::enforcement).orElse(Map.of()), s.startAt(), warm.reportLine(climb.rung()), warmByRung,
+                networkByRung);
         return new Probed(report, climb.rung().orElse(null));
     }
 

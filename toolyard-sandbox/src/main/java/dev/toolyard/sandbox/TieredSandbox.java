@@ -11,8 +11,14 @@ import dev.toolyard.sandbox.internal.BindSet;
 import dev.toolyard.sandbox.internal.Ladder;
 import dev.toolyard.sandbox.internal.SandboxIds;
 import dev.toolyard.sandbox.internal.Supervisor;
+import dev.toolyard.sandbox.internal.WarmBinary;
 import dev.toolyard.sandbox.internal.Which;
+import dev.toolyard.spi.ProxyRoute;
+import java.io.Closeable;
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,6 +93,8 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
     private final IsolationTier startAt;
     private final WarmMode warm;
     private final LadderProbe ladder;
+    private final Object relayLock = new Object();
+    private Path relay; // guarded by relayLock
     private final Object probeLock = new Object();
     private volatile LadderProbe.Probed probed;
 
@@ -196,6 +204,108 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
                 .orElseGet(() -> Supervisor.run(p.rung().prepare(command, binds, environment, timeout), timeout, outputCapBytes));
         return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
                 o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
+    }
+
+    /**
+     * Network for commands is available when this build carries the relay ({@code toolyard-relay},
+     * compiled with gcc and the static C library when the module is built), the sandbox's private
+     * directory could be written, and a rung passed its canary.
+     *
+     * @return why a run cannot have network here; empty when it can
+     */
+    @Override
+    public Optional<String> proxyRouteUnavailable() {
+        Optional<String> relayMissing = WarmBinary.relayMissing();
+        if (relayMissing.isPresent()) {
+            return relayMissing;
+        }
+        if (ladder.files().isEmpty()) {
+            return Optional.of("the sandbox's private directory could not be written, so there is nowhere private"
+                    + " for the proxy's socket");
+        }
+        LadderProbe.Probed p = probe();
+        return p.rung() == null ? Optional.of(unavailable(p.report())) : Optional.empty();
+    }
+
+    /**
+     * As {@link #runIsolated(List, SandboxPaths, Duration, Map)}, with network through {@code route}: the
+     * sandbox keeps its own network namespace with loopback only; a new private directory ({@code 0711},
+     * inside this sandbox's own {@code 0700} one) holds the route's unix socket and is bound read-only at
+     * {@code /toolyard-net}; the relay ({@code /toolyard-relay}) listens on {@code 127.0.0.1:}
+     * {@link ProxyRoute#loopbackPort()} and only then starts the command, as its child, and forwards each
+     * connection to the socket. The route stops listening, and the directory is removed, once everything
+     * the run started is gone. Such runs are always cold, also in warm mode (a warm sandbox's binds are
+     * fixed when it starts).
+     *
+     * @param route where the relay's connections go; never {@code null}
+     * @throws IsolationUnavailableException if {@link #proxyRouteUnavailable()} is not empty
+     * @throws UncheckedIOException if the private directory or the route's socket cannot be created
+     * @throws IllegalArgumentException as {@link #runIsolated(List, SandboxPaths, Duration, Map)}
+     */
+    @Override
+    public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout,
+            Map<String, String> env, ProxyRoute route) {
+        Objects.requireNonNull(route, "route");
+        List<String> command = checkedArgv(argv);
+        Objects.requireNonNull(workspace, "workspace");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        int port = route.loopbackPort();
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("route.loopbackPort() must be 1-65535, got " + port);
+        }
+        Map<String, String> environment = checkedEnv(env);
+        Optional<String> why = proxyRouteUnavailable();
+        if (why.isPresent()) {
+            throw new IsolationUnavailableException("network for commands is unavailable: " + why.get());
+        }
+        LadderProbe.Probed p = probe();
+        Path privateDir = ladder.files().orElseThrow().directory();
+        BindSet plain = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        Path netDir = null;
+        try {
+            Path relay = relay(privateDir);
+            netDir = Files.createTempDirectory(privateDir, "net-");
+            Files.setPosixFilePermissions(netDir, PosixFilePermissions.fromString("rwx--x--x"));
+            List<String> relayed = new ArrayList<>(command.size() + 4);
+            relayed.add(BindSet.RELAY);
+            relayed.add(Integer.toString(port));
+            relayed.add(BindSet.NETWORK_DIR + "/" + BindSet.SOCKET_NAME);
+            relayed.add("--");
+            relayed.addAll(command);
+            BindSet binds = plain.withNetwork(new BindSet.Network(relay, netDir));
+            Supervisor.Outcome o;
+            try (Closeable listener = route.listen(netDir.resolve(BindSet.SOCKET_NAME))) {
+                o = Supervisor.run(p.rung().prepare(relayed, binds, environment, timeout), timeout, outputCapBytes);
+            }
+            return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
+                    o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not set up the command's network", e);
+        } finally {
+            if (netDir != null) {
+                try {
+                    Files.deleteIfExists(netDir.resolve(BindSet.SOCKET_NAME));
+                    Files.deleteIfExists(netDir);
+                } catch (IOException e) {
+                    System.getLogger(TieredSandbox.class.getName()).log(System.Logger.Level.DEBUG,
+                            "could not remove " + netDir, e);
+                }
+            }
+        }
+    }
+
+    private Path relay(Path privateDir) throws IOException {
+        synchronized (relayLock) {
+            if (relay == null) {
+                relay = WarmBinary.installRelay(privateDir).path().orElseThrow(
+                        () -> new IsolationUnavailableException("network for commands is unavailable: "
+                                + WarmBinary.relayMissing().orElse("no relay")));
+            }
+            return relay;
+        }
     }
 
     /**

@@ -126,7 +126,7 @@ final class HostAllowlist {
                 + " addresses") + "]";
     }
 
-    private static void checkBare(String where, String entry) {
+    static void checkBare(String where, String entry) {
         if (entry.isEmpty() || entry.length() > 253) {
             throw new IllegalArgumentException(where + " must be 1-253 characters, got " + entry.length());
         }
@@ -144,7 +144,8 @@ final class HostAllowlist {
         }
     }
 
-    private static String nameEntry(String where, String entry) {
+    /** Also the normalisation of {@code run_command}'s proxy allowlist ({@link ProxyAllowlist}). */
+    static String nameEntry(String where, String entry) {
         if (entry.endsWith(".")) {
             throw new IllegalArgumentException(where + " '" + entry + "' must not end with a dot: hosts are compared"
                     + " exactly, and a URL's 'name.' is a different host from 'name'");

@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The roots of a workspace as a sandbox binds them: real paths (symbolic links resolved), each bound
@@ -13,8 +15,25 @@ import java.util.List;
  *
  * @param writeRoot the directory bound read-write, also the command's working directory
  * @param readRoots the files or directories bound read-only
+ * @param network for a run with network, the relay and the private directory of the proxy's socket,
+ *     bound read-only at {@link #RELAY} and {@link #NETWORK_DIR}; empty for none
  */
-public record BindSet(Path writeRoot, List<Path> readRoots) {
+public record BindSet(Path writeRoot, List<Path> readRoots, Optional<Network> network) {
+    /** Where the relay ({@code toolyard-relay}) is bound inside. */
+    public static final String RELAY = "/toolyard-relay";
+    /** Where the directory holding the proxy's unix socket is bound inside. */
+    public static final String NETWORK_DIR = "/toolyard-net";
+    /** The socket's name in that directory. */
+    public static final String SOCKET_NAME = "proxy.sock";
+
+    /**
+     * What a run with network binds besides its roots.
+     *
+     * @param relay the relay's host path
+     * @param socketDirectory the host directory holding the proxy's socket
+     */
+    public record Network(Path relay, Path socketDirectory) {}
+
     private static final Path ROOT = Path.of("/");
     /** Kernel and device file systems: a root in them is never meaningful. */
     private static final List<Path> NEVER = List.of(Path.of("/proc"), Path.of("/sys"), Path.of("/dev"));
@@ -26,6 +45,17 @@ public record BindSet(Path writeRoot, List<Path> readRoots) {
     /** Copies the list. */
     public BindSet {
         readRoots = List.copyOf(readRoots);
+        Objects.requireNonNull(network, "network");
+    }
+
+    /** Binds without network. */
+    public BindSet(Path writeRoot, List<Path> readRoots) {
+        this(writeRoot, readRoots, Optional.empty());
+    }
+
+    /** @return these binds with network through {@code n} */
+    public BindSet withNetwork(Network n) {
+        return new BindSet(writeRoot, readRoots, Optional.of(n));
     }
 
     /**

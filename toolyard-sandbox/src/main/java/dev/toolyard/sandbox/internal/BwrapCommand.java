@@ -220,6 +220,16 @@ public final class BwrapCommand {
             a.add(supervisor.get().toString());
             a.add(WARM_SUPERVISOR);
         }
+        if (binds.network().isPresent()) {
+            // The relay and the proxy's socket: read-only (a connect() needs no writable mount), the
+            // directory root's and 0711, the socket 0666.
+            a.add("--ro-bind");
+            a.add(binds.network().get().relay().toString());
+            a.add(BindSet.RELAY);
+            a.add("--ro-bind");
+            a.add(binds.network().get().socketDirectory().toString());
+            a.add(BindSet.NETWORK_DIR);
+        }
         a.add("--clearenv");
         if (run.seccompProgram().isPresent()) {
             a.add("--seccomp");

@@ -288,6 +288,14 @@ public final class ContainerCommand {
             a.add("--mount");
             a.add("type=bind,source=" + supervisor.get() + ",destination=" + WARM_SUPERVISOR + ",readonly");
         }
+        if (binds.network().isPresent()) {
+            // The relay and the proxy's socket directory (private paths of this process, no comma in them).
+            a.add("--mount");
+            a.add("type=bind,source=" + binds.network().get().relay() + ",destination=" + BindSet.RELAY + ",readonly");
+            a.add("--mount");
+            a.add("type=bind,source=" + binds.network().get().socketDirectory() + ",destination=" + BindSet.NETWORK_DIR
+                    + ",readonly");
+        }
         a.add("--workdir");
         a.add(binds.writeRoot().toString());
         a.add(image);

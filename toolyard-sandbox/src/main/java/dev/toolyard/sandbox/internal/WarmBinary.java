@@ -19,9 +19,40 @@ public final class WarmBinary {
 
     /** @return the resource name for this JVM's operating system and architecture */
     static String resource() {
+        return resource("toolyard-warm");
+    }
+
+    private static String resource(String program) {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        return "warm/" + (os.contains("linux") ? "linux" : os.replace(' ', '-')) + "-" + arch + "/toolyard-warm";
+        return "warm/" + (os.contains("linux") ? "linux" : os.replace(' ', '-')) + "-" + arch + "/" + program;
+    }
+
+    /**
+     * The command network's relay, {@code toolyard-relay} (src/main/c/toolyard-relay.c), built and carried
+     * the same way.
+     *
+     * @return why this jar carries no relay for this platform; empty when it carries one
+     */
+    public static Optional<String> relayMissing() {
+        return WarmBinary.class.getResource(resource("toolyard-relay")) != null ? Optional.empty()
+                : Optional.of("this build of toolyard-sandbox carries no command network relay for "
+                        + System.getProperty("os.name") + "/" + System.getProperty("os.arch") + " (it is compiled, with"
+                        + " gcc and the static C library, for the architecture the module was built on)");
+    }
+
+    /**
+     * Writes the relay into {@code dir} (this process's own, {@code 0700}), {@code 0755}.
+     *
+     * @return its path; empty, with why, when this jar carries none for this platform
+     * @throws IOException if it cannot be written
+     */
+    public static Result installRelay(Path dir) throws IOException {
+        Optional<String> missing = relayMissing();
+        if (missing.isPresent()) {
+            return new Result(Optional.empty(), missing.get());
+        }
+        return new Result(Optional.of(install(dir, resource("toolyard-relay"), "toolyard-relay")), "");
     }
 
     /** @return why this jar carries no supervisor for this platform; empty when it carries one */
@@ -47,8 +78,17 @@ public final class WarmBinary {
             if (in == null) {
                 return new Result(Optional.empty(), whyNot());
             }
-            Path target = dir.resolve("toolyard-warm");
-            Path tmp = Files.createTempFile(dir, "toolyard-warm-", ".tmp",
+            return new Result(Optional.of(install(dir, name, "toolyard-warm")), "");
+        }
+    }
+
+    private static Path install(Path dir, String name, String program) throws IOException {
+        try (InputStream in = WarmBinary.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException("the resource " + name + " vanished");
+            }
+            Path target = dir.resolve(program);
+            Path tmp = Files.createTempFile(dir, program + "-", ".tmp",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             try {
                 Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
@@ -57,7 +97,7 @@ public final class WarmBinary {
             } finally {
                 Files.deleteIfExists(tmp);
             }
-            return new Result(Optional.of(target), "");
+            return target;
         }
     }
 

@@ -318,8 +318,60 @@ class JdbcToolCallStoreTest {
             ToolCallRecord done = finished(mark, ToolStatus.OK, null);
             store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
                     done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
-                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "", note));
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "", note, ""));
             assertThat(store.recent(1).get(0).shadowDenialOptional()).contains(note);
+        }
+
+        @Test
+        void aCommandsNetworkRecordIsWrittenWithTheCompletionAndReadBack() {
+            JdbcToolCallStore store = open();
+            String network = "{\"connections\":2,\"refused\":1,\"bytes_up\":120,\"bytes_down\":900,\"destinations\":"
+                    + "[{\"host\":\"pypi.test\",\"port\":443,\"address\":\"127.0.0.1\",\"outcome\":\"reached\","
+                    + "\"connections\":1,\"bytes_up\":120,\"bytes_down\":900}]}";
+            ToolCallStart mark = start("m", "inv", "run_command");
+            store.markStarted(mark);
+            assertThat(store.recent(1).get(0).network()).as("a mark has none yet").isEmpty();
+            ToolCallRecord done = finished(mark, ToolStatus.OK, null);
+            ToolCallRecord networked = new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
+                    done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "", "", network);
+            store.complete(networked);
+            assertThat(store.recent(1)).containsExactly(networked);
+            ToolCallRecord appended = new ToolCallRecord("a", "inv", "run_command", ToolStatus.OK, null, "", "{}",
+                    TestRecords.SHA, false, "ran", TestRecords.T0, Duration.ofMillis(3), "", "", "", "", network);
+            store.append(appended);
+            assertThat(store.byInvocation("inv")).containsExactly(networked, appended);
+        }
+
+        @Test
+        void aVersionSevenStoreGainsTheNetworkColumnInPlace() throws Exception {
+            try (Connection c = databaseForHandWrittenRows().getConnection(); Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("CREATE TABLE toolyard_schema_version (version INTEGER NOT NULL PRIMARY KEY, "
+                        + "description VARCHAR(200) NOT NULL, applied_at_epoch_milli BIGINT NOT NULL)");
+                Dialect d = Dialect.of(c);
+                for (List<String> ddl : List.of(d.schemaVersion1(), d.schemaVersion2(), d.schemaVersion3(),
+                        d.schemaVersion4(), d.schemaVersion5(), d.schemaVersion6())) {
+                    for (String sql : ddl) {
+                        s.execute(sql);
+                    }
+                }
+                for (int v = 1; v <= 7; v++) {
+                    s.execute("INSERT INTO toolyard_schema_version VALUES (" + v + ", 'version " + v + "', 0)");
+                }
+                s.execute("INSERT INTO toolyard_call (call_id, invocation_id, tool_name, status, reason, reason_detail, "
+                        + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, "
+                        + "started_at_nano, duration_second, duration_nano, completed) VALUES ('old', 'inv', 'read_notes', "
+                        + "'ok', NULL, '', '{\"path\":\"notes.md\"}', '" + TestRecords.SHA + "', FALSE, 'read 12 bytes', "
+                        + TestRecords.T0.getEpochSecond() + ", " + TestRecords.T0.getNano() + ", 0, 1234567, TRUE)");
+            }
+            JdbcToolCallStore store = open();
+            assertThat(store.byInvocation("inv")).singleElement().satisfies(r -> assertThat(r.network()).isEmpty());
+            try (Connection c = database().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT MAX(version) FROM toolyard_schema_version")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getInt(1)).isEqualTo(Schema.CURRENT_VERSION).isEqualTo(8);
+            }
         }
 
         @Test
@@ -333,7 +385,7 @@ class JdbcToolCallStoreTest {
             ToolCallRecord done = finished(mark, ToolStatus.OK, null);
             store.complete(new ToolCallRecord(done.callId(), done.invocationId(), done.toolName(), done.status(),
                     done.reason(), done.reasonDetail(), done.arguments(), done.argumentsSha256(),
-                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "release-bot", ""));
+                    done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "release-bot", "", ""));
             assertThat(store.recent(1).get(0).agent()).isEqualTo("release-bot");
             assertThat(store.recent(1).get(0).status()).isEqualTo(ToolStatus.OK);
         }
@@ -406,7 +458,7 @@ class JdbcToolCallStoreTest {
             ToolCallRecord old = withApprover(withRequestCallId(ok("old", "inv", "read_notes"), "tc_old"), "reviewer-0");
             ToolCallRecord fresh = new ToolCallRecord("new", "inv", "read_notes", ToolStatus.OK, java.util.Optional.empty(), "", "{}",
                     TestRecords.SHA, false, "", TestRecords.T0, java.time.Duration.ZERO, "tc_new", "reviewer-1",
-                    "release-bot", "rule read_notes: would deny");
+                    "release-bot", "rule read_notes: would deny", "");
             store.append(fresh);
 
             assertThat(store.byInvocation("inv")).containsExactly(old, fresh);

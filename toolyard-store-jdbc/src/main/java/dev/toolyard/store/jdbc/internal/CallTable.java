@@ -34,20 +34,20 @@ public final class CallTable implements AutoCloseable {
 
     private static final String COLUMNS = "call_id, invocation_id, tool_name, status, reason, reason_detail, "
             + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, started_at_nano, "
-            + "duration_second, duration_nano, completed, request_call_id, approver, agent, shadow_denial";
+            + "duration_second, duration_nano, completed, request_call_id, approver, agent, shadow_denial, network";
     private static final String SELECT = "SELECT " + COLUMNS + " FROM " + TABLE;
     private static final String UPDATE = "UPDATE " + TABLE + " SET invocation_id = ?, tool_name = ?, status = ?, "
             + "reason = ?, reason_detail = ?, arguments = ?, arguments_sha256 = ?, arguments_redacted = ?, "
             + "summary = ?, started_at_epoch_second = ?, started_at_nano = ?, duration_second = ?, duration_nano = ?, "
-            + "completed = ?, request_call_id = ?, approver = ?, agent = ?, shadow_denial = ? "
+            + "completed = ?, request_call_id = ?, approver = ?, agent = ?, shadow_denial = ?, network = ? "
             + "WHERE call_id = ? AND started_at_epoch_second = ? AND completed = ?";
 
     /** The array types of the one-statement batch's parameters, in {@link #COLUMNS} order, then "is a completion". */
     private static final String[] BATCH_COLUMN_TYPES = {"text", "text", "text", "text", "text", "text", "text", "text",
-        "bool", "text", "int8", "int4", "int8", "int4", "bool", "text", "text", "text", "text", "bool"};
+        "bool", "text", "int8", "int4", "int8", "int4", "bool", "text", "text", "text", "text", "text", "bool"};
     private static final String BATCH_CASTS = "?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], "
             + "?::text[], ?::text[], ?::bool[], ?::text[], ?::int8[], ?::int4[], ?::int8[], ?::int4[], ?::bool[], "
-            + "?::text[], ?::text[], ?::text[], ?::text[], ?::bool[]";
+            + "?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bool[]";
     /**
      * PostgreSQL's one-statement batch: the rows come in as one array
      * per column; the inserts go in the order given (so {@code seq} follows it), the completions update
@@ -65,7 +65,7 @@ public final class CallTable implements AutoCloseable {
                 + "summary = v.summary, started_at_epoch_second = v.started_at_epoch_second, "
                 + "started_at_nano = v.started_at_nano, duration_second = v.duration_second, "
                 + "duration_nano = v.duration_nano, completed = true, request_call_id = v.request_call_id, "
-                + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial "
+                + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial, network = v.network "
                 + "FROM v WHERE v.is_completion AND t.call_id = v.call_id"
                 + " AND t.started_at_epoch_second = v.started_at_epoch_second AND NOT t.completed RETURNING t.call_id) "
                 + "SELECT call_id, false FROM i UNION ALL SELECT call_id, true FROM u";
@@ -106,7 +106,7 @@ public final class CallTable implements AutoCloseable {
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.guard = Objects.requireNonNull(guard, "guard");
         this.writer = writer;
-        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        this.insert = "INSERT INTO " + TABLE + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 + dialect.insertSuffix();
     }
 
@@ -145,6 +145,7 @@ public final class CallTable implements AutoCloseable {
                         p.setString(17, StoredText.encode(w.record().approver()));
                         p.setString(18, StoredText.encode(w.record().agent()));
                         p.setString(19, StoredText.encode(w.record().shadowDenial()));
+                        p.setString(20, StoredText.encode(w.record().network()));
                         p.addBatch();
                     }
                     spread(p.executeBatch(), inserts, counts);
@@ -160,9 +161,10 @@ public final class CallTable implements AutoCloseable {
                         p.setString(16, StoredText.encode(r.approver()));
                         p.setString(17, StoredText.encode(r.agent()));
                         p.setString(18, StoredText.encode(r.shadowDenial()));
-                        p.setString(19, StoredText.encode(r.callId()));
-                        p.setLong(20, r.startedAt().getEpochSecond());
-                        p.setBoolean(21, false);
+                        p.setString(19, StoredText.encode(r.network()));
+                        p.setString(20, StoredText.encode(r.callId()));
+                        p.setLong(21, r.startedAt().getEpochSecond());
+                        p.setBoolean(22, false);
                         p.addBatch();
                     }
                     spread(p.executeBatch(), updates, counts);
@@ -282,7 +284,7 @@ public final class CallTable implements AutoCloseable {
                     StoredText.encode(r.summary()), r.startedAt().getEpochSecond(), r.startedAt().getNano(),
                     r.duration().getSeconds(), r.duration().getNano(), w.kind() != Write.Kind.MARK,
                     StoredText.encode(r.requestCallId()), StoredText.encode(r.approver()),
-                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()),
+                    StoredText.encode(r.agent()), StoredText.encode(r.shadowDenial()), StoredText.encode(r.network()),
                     w.kind() == Write.Kind.COMPLETE};
             for (int col = 0; col < row.length; col++) {
                 columns[col][k] = row[col];
@@ -520,7 +522,8 @@ public final class CallTable implements AutoCloseable {
                     StoredText.decode(rs.getString(16)),
                     StoredText.decode(rs.getString(17)),
                     StoredText.decode(rs.getString(18)),
-                    StoredText.decode(rs.getString(19)));
+                    StoredText.decode(rs.getString(19)),
+                    StoredText.decode(rs.getString(20)));
         } catch (IllegalArgumentException e) {
             throw new SQLException("a row of " + TABLE + " cannot be read as a tool call record: " + e.getMessage(), e);
         }

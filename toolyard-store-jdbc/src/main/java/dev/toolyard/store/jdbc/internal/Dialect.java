@@ -120,6 +120,14 @@ public enum Dialect {
     }
 
     /**
+     * @return DDL of version 8: what the call's command did on the network (a JSON object), {@code ''}
+     *     for a tool without network; a column with a default, so adding it rewrites no row
+     */
+    public List<String> schemaVersion8() {
+        return List.of("ALTER TABLE " + CallTable.TABLE + " ADD COLUMN network TEXT NOT NULL DEFAULT ''");
+    }
+
+    /**
      * Version 6 indexes the call's start, so that "the calls of tool T with status S in the last hour"
      * and a time range (export, retention) are index range scans instead of walks of every row of T
      * and S. Built in place when a version 5 store opens; on a large PostgreSQL table the build holds

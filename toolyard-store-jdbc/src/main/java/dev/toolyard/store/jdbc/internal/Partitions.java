@@ -33,8 +33,8 @@ public final class Partitions {
     static final String AFTER = CallTable.TABLE + "_after";
     private static final Pattern DAY = Pattern.compile(Pattern.quote(CallTable.TABLE) + "_d(\\d{8})");
     private static final DateTimeFormatter DAY_NAME = DateTimeFormatter.ofPattern("yyyyMMdd", Locale.ROOT);
-    /** The columns of version 6, which the conversion to version 7 copies: fixed, whatever later versions add. */
-    private static final String ALL_COLUMNS = "seq, call_id, invocation_id, tool_name, status, reason, reason_detail, "
+    /** The columns of version 6, which the conversion copies. */
+    private static final String V6_COLUMNS = "seq, call_id, invocation_id, tool_name, status, reason, reason_detail, "
             + "arguments, arguments_sha256, arguments_redacted, summary, started_at_epoch_second, started_at_nano, "
             + "duration_second, duration_nano, completed, request_call_id, approver, agent, shadow_denial";
 
@@ -98,8 +98,8 @@ public final class Partitions {
         }
         s.execute("CREATE TABLE " + AFTER + " PARTITION OF " + CallTable.TABLE + " FOR VALUES FROM ("
                 + epoch(last.plusDays(1)) + ") TO (MAXVALUE)");
-        s.execute("INSERT INTO " + CallTable.TABLE + " (" + ALL_COLUMNS + ") OVERRIDING SYSTEM VALUE SELECT "
-                + ALL_COLUMNS + " FROM toolyard_call_v6");
+        s.execute("INSERT INTO " + CallTable.TABLE + " (" + V6_COLUMNS + ") OVERRIDING SYSTEM VALUE SELECT "
+                + V6_COLUMNS + " FROM toolyard_call_v6");
         long copied;
         try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + CallTable.TABLE)) {
             rs.next();

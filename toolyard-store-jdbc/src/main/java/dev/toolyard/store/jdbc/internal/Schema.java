@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int CURRENT_VERSION = 7;
+    public static final int CURRENT_VERSION = 8;
     /** The table that records which versions were applied. */
     public static final String VERSION_TABLE = "toolyard_schema_version";
 
@@ -99,6 +99,10 @@ public final class Schema {
                 } else {
                     recordVersion(connection, 7, "retention: no change to the table (old calls go by batched deletes)");
                 }
+            }
+            if (found < 8) {
+                apply(s, dialect.schemaVersion8());
+                recordVersion(connection, 8, "what each call's command did on the network (network)");
             }
         }
         return found;
