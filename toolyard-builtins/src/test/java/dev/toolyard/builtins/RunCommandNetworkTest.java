@@ -289,8 +289,9 @@ class RunCommandNetworkTest {
         Path dir = Files.createDirectories(served.resolve("simple/tinypkg"));
         writeWheel(dir.resolve("tinypkg-1.0-py3-none-any.whl"));
         try (FileServer files = new FileServer(served)) {
+            // pip ignores a plain-HTTP index on any host but localhost unless it is named trusted.
             ToolResult r = runWith(sandbox, networkTo(files.port), "python3", "-m", "pip", "install", "--no-cache-dir",
-                    "--disable-pip-version-check", "--target", "deps", "--index-url",
+                    "--disable-pip-version-check", "--target", "deps", "--trusted-host", "pypi.test", "--index-url",
                     "http://pypi.test:" + files.port + "/simple/", "tinypkg");
             assertThat(r.content()).as(r.content()).startsWith("exit_code: 0\n").contains("Successfully installed tinypkg-1.0")
                     .contains("reached pypi.test:" + files.port + " (127.0.0.1)");
