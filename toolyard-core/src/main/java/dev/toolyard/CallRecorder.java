@@ -89,9 +89,10 @@ final class CallRecorder {
 
     private static ToolCallRecord record(Call call, OutputCap.Ending e, String network) {
         Duration duration = Duration.ofNanos(System.nanoTime() - call.startNanos);
-        return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(), Optional.ofNullable(e.reason()),
-                e.detail(), call.recordedArguments(), call.digest, call.redacted(), e.summary(), call.startedAt,
-                duration, call.requestCallId, call.approver(), call.agent, call.shadowDenial, network);
+        return new ToolCallRecord(call.callId, call.context.invocationId(), call.displayName, e.status(),
+                Optional.ofNullable(e.reason()), e.detail(), call.recordedArguments(), call.digest, call.redacted(),
+                e.summary(), call.startedAt, duration, call.requestCallId, call.approver(), call.agent, call.shadowDenial,
+                network);
     }
 
     private static ToolResult result(Call call, OutputCap.Ending e, Duration duration) {

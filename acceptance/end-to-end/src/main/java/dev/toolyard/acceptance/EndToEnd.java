@@ -90,7 +90,7 @@ public final class EndToEnd {
             for (int i = 0; i < Math.min(3, records.size()); i++) {
                 ToolCallRecord rec = records.get(i);
                 checks.that(rec.callId().equals(results.get(i).callId()) && rec.status() == results.get(i).status()
-                        && Optional.ofNullable(rec.reason()).equals(results.get(i).reason()),
+                        && rec.reason().equals(results.get(i).reason()),
                         "(b) record " + (i + 1) + " matches its result: " + rec.status() + " " + rec.reason());
             }
         }
