@@ -22,7 +22,7 @@ class CallSourcesTest {
 
     private static ToolCallRecord record(String args, String sha, boolean redacted, ToolStatus status, Reason reason) {
         return new ToolCallRecord("c", "inv", "t", status, Optional.ofNullable(reason), "", args, sha, redacted, "", Instant.EPOCH,
-                Duration.ZERO, "", "", "bot", "");
+                Duration.ZERO, "", "", "bot", "", "");
     }
 
     private static Path traces(String name) throws URISyntaxException {
