@@ -65,7 +65,7 @@ class RecordsShowCommandTest {
                 + "\"connections\":2,\"bytes_up\":120,\"bytes_down\":900},"
                 + "{\"host\":\"meta.test\",\"port\":80,\"address\":\"169.254.169.254\",\"outcome\":\"link_local_address\","
                 + "\"connections\":1,\"bytes_up\":0,\"bytes_down\":0}]}";
-        List<ToolCallRecord> calls = List.of(new ToolCallRecord("net", "inv-n", "run_command", ToolStatus.OK, null, "",
+        List<ToolCallRecord> calls = List.of(new ToolCallRecord("net", "inv-n", "run_command", ToolStatus.OK, java.util.Optional.empty(), "",
                 "{}", RecordsCommandTest.SHA, false, "ran curl", RecordsCommandTest.T0, Duration.ofMillis(3), "", "", "",
                 "", network));
         Path db = RecordsCommandTest.storeWith(tmp.resolve("net.db"), calls);

@@ -337,7 +337,7 @@ class JdbcToolCallStoreTest {
                     done.argumentsRedacted(), done.summary(), done.startedAt(), done.duration(), "", "", "", "", network);
             store.complete(networked);
             assertThat(store.recent(1)).containsExactly(networked);
-            ToolCallRecord appended = new ToolCallRecord("a", "inv", "run_command", ToolStatus.OK, null, "", "{}",
+            ToolCallRecord appended = new ToolCallRecord("a", "inv", "run_command", ToolStatus.OK, java.util.Optional.empty(), "", "{}",
                     TestRecords.SHA, false, "ran", TestRecords.T0, Duration.ofMillis(3), "", "", "", "", network);
             store.append(appended);
             assertThat(store.byInvocation("inv")).containsExactly(networked, appended);
