@@ -72,10 +72,10 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
 
     /** @return whether parsed JSON (maps and lists) nests deeper than {@code limit}, counted without recursion */
     static boolean nestsDeeperThan(Object value, int limit) {
-        java.util.Deque<Map.Entry<Object, Integer>> todo = new java.util.ArrayDeque<>();
-        todo.push(Map.entry(value == null ? Map.of() : value, 0));
-        while (!todo.isEmpty()) {
-            Map.Entry<Object, Integer> e = todo.pop();
+        java.util.Deque<Map.Entry<Object, Integer>> pending = new java.util.ArrayDeque<>();
+        pending.push(Map.entry(value == null ? Map.of() : value, 0));
+        while (!pending.isEmpty()) {
+            Map.Entry<Object, Integer> e = pending.pop();
             java.util.Collection<?> children = e.getKey() instanceof Map<?, ?> m ? m.values()
                     : e.getKey() instanceof List<?> l ? l : null;
             if (children == null) {
@@ -87,7 +87,7 @@ final class UnlistedToolRouting implements McpServerTransportProvider {
             }
             for (Object child : children) {
                 if (child != null) {
-                    todo.push(Map.entry(child, depth));
+                    pending.push(Map.entry(child, depth));
                 }
             }
         }

@@ -276,10 +276,7 @@ public final class Ladder {
         }
         Optional<Path> env = find(which, "env");
         Optional<Path> prlimit = find(which, "prlimit");
-        String missing = missingInside(layout, "env", env, "coreutils");
-        if (missing == null) {
-            missing = missingInside(layout, "prlimit", prlimit, "util-linux");
-        }
+        String missing = missingEnvOrPrlimit(layout, env, prlimit);
         if (missing != null) {
             return Step.notProbed(GVISOR, missing);
         }
@@ -329,10 +326,7 @@ public final class Ladder {
         }
         Optional<Path> env = find(which, "env");
         Optional<Path> prlimit = find(which, "prlimit");
-        String missing = missingInside(layout, "env", env, "coreutils");
-        if (missing == null) {
-            missing = missingInside(layout, "prlimit", prlimit, "util-linux");
-        }
+        String missing = missingEnvOrPrlimit(layout, env, prlimit);
         if (missing != null) {
             return Step.notProbed(name, missing);
         }
@@ -517,6 +511,12 @@ public final class Ladder {
 
     private static String firstLines(String text) {
         return Text.clip(text.strip().replace('\n', ' '), WHY_CHARS);
+    }
+
+    /** @return why a container run's {@code env} or {@code prlimit} cannot be used inside it; {@code null} if both can */
+    private static String missingEnvOrPrlimit(HostLayout layout, Optional<Path> env, Optional<Path> prlimit) {
+        String missing = missingInside(layout, "env", env, "coreutils");
+        return missing != null ? missing : missingInside(layout, "prlimit", prlimit, "util-linux");
     }
 
     /** @return why {@code name}, which runs inside the sandbox, cannot be used; {@code null} if it can */
