@@ -38,6 +38,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -72,6 +73,12 @@ import org.postgresql.ds.PGSimpleDataSource;
  * checked). Since a caller waits for two commits per call, 16 callers make at most
  * {@code 16 / (2 * commit latency)} calls/s; the tear-down prints writes per commit and checks that every
  * call that returned is in the store, completed.
+ *
+ * <p>Beside them, in the same run, the ceilings: {@code storePostgresSixteenCallers} (the store's mark
+ * and completion without the executor), {@code bareJdbcPostgres*Caller*} (the same two durable writes
+ * per call in plain JDBC, one autocommit connection per caller, PostgreSQL's own group commit) and
+ * {@code bareJdbcPostgresRowsFourWriters} (durable rows/s the server takes from multi-row inserts with
+ * nothing else to do; half of it bounds calls/s).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -324,8 +331,8 @@ public class DurableStoreBenchmark {
             try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM toolyard_call WHERE completed")) {
                 rs.next();
-                System.err.printf(Locale.ROOT, "DurableStoreBenchmark: bare JDBC, %,d calls (%,d commits) on"
-                        + " PostgreSQL schema %s%n", executed.sum(), 2 * executed.sum(), schema);
+                System.err.printf(Locale.ROOT, "DurableStoreBenchmark: bare JDBC, %,d completed rows on"
+                        + " PostgreSQL schema %s%n", executed.sum(), schema);
                 if (rs.getLong(1) != executed.sum()) {
                     throw new IllegalStateException(executed.sum() + " bare calls returned but " + rs.getLong(1)
                             + " rows are completed");
@@ -386,7 +393,47 @@ public class DurableStoreBenchmark {
         public void close() throws SQLException {
             connection.close();
         }
+
+        /**
+         * The server's ceiling for rows alone: {@value #ROWS_PER_COMMIT} marks in one multi-row insert
+         * ({@code unnest} of arrays), one commit, nothing else (no completion, no executor).
+         */
+        void insertRows(PostgresBare bare) throws SQLException {
+            if (rows == null) {
+                rows = connection.prepareStatement("INSERT INTO toolyard_call (call_id, invocation_id, tool_name,"
+                        + " status, reason_detail, arguments, arguments_sha256, arguments_redacted, summary,"
+                        + " started_at_epoch_second, started_at_nano, duration_second, duration_nano, completed)"
+                        + " SELECT id, ?, ?, 'ok', '', ?, ?, false, 'ok', s, n, 0, ?, true"
+                        + " FROM unnest(?::text[], ?::int8[], ?::int4[]) AS v(id, s, n)");
+            }
+            String[] ids = new String[ROWS_PER_COMMIT];
+            Long[] seconds = new Long[ROWS_PER_COMMIT];
+            Integer[] nanos = new Integer[ROWS_PER_COMMIT];
+            Instant now = Instant.now();
+            for (int i = 0; i < ROWS_PER_COMMIT; i++) {
+                ids[i] = prefix + next++;
+                seconds[i] = now.getEpochSecond();
+                nanos[i] = now.getNano();
+            }
+            rows.setString(1, INVOCATION);
+            rows.setString(2, NoteTool.NAME);
+            rows.setString(3, NoteTool.ARGUMENTS);
+            rows.setString(4, ARGUMENTS_SHA256);
+            rows.setInt(5, DURATION.getNano());
+            rows.setArray(6, connection.createArrayOf("text", ids));
+            rows.setArray(7, connection.createArrayOf("int8", seconds));
+            rows.setArray(8, connection.createArrayOf("int4", nanos));
+            if (rows.executeUpdate() != ROWS_PER_COMMIT) {
+                throw new IllegalStateException("the bare multi-row insert did not insert " + ROWS_PER_COMMIT + " rows");
+            }
+            bare.executed.add(ROWS_PER_COMMIT);
+        }
+
+        private PreparedStatement rows;
     }
+
+    /** Rows per commit of {@link #bareJdbcPostgresRowsFourWriters}: about what a 16-caller batch holds. */
+    static final int ROWS_PER_COMMIT = 16;
 
     /**
      * The run script's preflight: exits 0 if the PostgreSQL rows can run (the server answers, with fsync
@@ -489,6 +536,18 @@ public class DurableStoreBenchmark {
     @Threads(16)
     public void bareJdbcPostgresSixteenCallers(PostgresBare b, BareCaller c) throws SQLException {
         c.call(b);
+    }
+
+    /**
+     * Durable rows per second the server takes with nothing else to do: four connections, each
+     * committing {@value #ROWS_PER_COMMIT} completed rows per multi-row insert. Two row writes make a
+     * call, so half of this bounds what any client could record through this server.
+     */
+    @Benchmark
+    @Threads(4)
+    @OperationsPerInvocation(ROWS_PER_COMMIT)
+    public void bareJdbcPostgresRowsFourWriters(PostgresBare b, BareCaller c) throws SQLException {
+        c.insertRows(b);
     }
 
     /** The store alone, without the executor: a mark, then its completion, as the executor writes them. */
