@@ -8,6 +8,7 @@ import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -18,6 +19,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -36,6 +38,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -70,6 +73,12 @@ import org.postgresql.ds.PGSimpleDataSource;
  * checked). Since a caller waits for two commits per call, 16 callers make at most
  * {@code 16 / (2 * commit latency)} calls/s; the tear-down prints writes per commit and checks that every
  * call that returned is in the store, completed.
+ *
+ * <p>Beside them, in the same run, the ceilings: {@code storePostgresSixteenCallers} (the store's mark
+ * and completion without the executor), {@code bareJdbcPostgres*Caller*} (the same two durable writes
+ * per call in plain JDBC, one autocommit connection per caller, PostgreSQL's own group commit) and
+ * {@code bareJdbcPostgresRowsFourWriters} (durable rows/s the server takes from multi-row inserts with
+ * nothing else to do; half of it bounds calls/s).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -159,6 +168,17 @@ public class DurableStoreBenchmark {
             if (r.status() != ToolStatus.OK) {
                 throw new IllegalStateException("the benchmark expects ok but got " + r.status() + ": " + r.content());
             }
+            executed.increment();
+        }
+
+        /** Writes what the executor writes for one call (a mark, then its completion), straight to the store. */
+        void markAndComplete(Ids ids) {
+            String id = ids.prefix + ids.next++;
+            Instant now = Instant.now();
+            store.markStarted(new ToolCallStart(id, INVOCATION, NoteTool.NAME, NoteTool.ARGUMENTS, ARGUMENTS_SHA256,
+                    false, now));
+            store.complete(new ToolCallRecord(id, INVOCATION, NoteTool.NAME, ToolStatus.OK, null, "",
+                    NoteTool.ARGUMENTS, ARGUMENTS_SHA256, false, "ok", now, DURATION));
             executed.increment();
         }
 
@@ -282,6 +302,140 @@ public class DurableStoreBenchmark {
     }
 
     /**
+     * The honest ceiling of the PostgreSQL rows: the same two durable writes per call with none of
+     * ToolYard in the way, on the same server in the same run. Each caller has its own connection in
+     * autocommit mode and, per call, inserts the mark (one commit, one WAL flush) and then updates it
+     * to the completion (a second commit), exactly the rows and indexes the store writes (the table is
+     * made by the store, in a fresh schema, dropped afterwards); PostgreSQL's own group commit shares
+     * a WAL flush among the commits that arrive together. No executor, no queue, no writer thread.
+     */
+    @State(Scope.Benchmark)
+    public static class PostgresBare {
+        final String schema = "toolyard_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        PGSimpleDataSource dataSource;
+        final LongAdder executed = new LongAdder();
+
+        @Setup(Level.Trial)
+        public void open() throws SQLException {
+            PGSimpleDataSource admin = postgres();
+            try (Connection c = admin.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE SCHEMA " + schema);
+            }
+            dataSource = postgres();
+            dataSource.setCurrentSchema(schema);
+            JdbcToolCallStore.of(dataSource).close(); // the store's own table, partitions and indexes
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws SQLException {
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM toolyard_call WHERE completed")) {
+                rs.next();
+                System.err.printf(Locale.ROOT, "DurableStoreBenchmark: bare JDBC, %,d completed rows on"
+                        + " PostgreSQL schema %s%n", executed.sum(), schema);
+                if (rs.getLong(1) != executed.sum()) {
+                    throw new IllegalStateException(executed.sum() + " bare calls returned but " + rs.getLong(1)
+                            + " rows are completed");
+                }
+            } finally {
+                try (Connection c = postgres().getConnection(); Statement s = c.createStatement()) {
+                    s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                }
+            }
+        }
+    }
+
+    /** One caller's connection and statements for {@link PostgresBare}. */
+    @State(Scope.Thread)
+    public static class BareCaller {
+        private final String prefix = UUID.randomUUID() + "-";
+        private long next;
+        Connection connection;
+        PreparedStatement mark;
+        PreparedStatement complete;
+
+        @Setup(Level.Trial)
+        public void open(PostgresBare bare) throws SQLException {
+            connection = bare.dataSource.getConnection();
+            mark = connection.prepareStatement("INSERT INTO toolyard_call (call_id, invocation_id, tool_name, status,"
+                    + " reason_detail, arguments, arguments_sha256, arguments_redacted, summary,"
+                    + " started_at_epoch_second, started_at_nano, duration_second, duration_nano, completed)"
+                    + " VALUES (?, ?, ?, 'interrupted', 'started, no completion recorded', ?, ?, false, '', ?, ?, 0, 0,"
+                    + " false)");
+            complete = connection.prepareStatement("UPDATE toolyard_call SET status = 'ok', reason_detail = '',"
+                    + " summary = 'ok', duration_second = 0, duration_nano = ?, completed = true"
+                    + " WHERE call_id = ? AND started_at_epoch_second = ? AND NOT completed");
+        }
+
+        void call(PostgresBare bare) throws SQLException {
+            String id = prefix + next++;
+            Instant now = Instant.now();
+            mark.setString(1, id);
+            mark.setString(2, INVOCATION);
+            mark.setString(3, NoteTool.NAME);
+            mark.setString(4, NoteTool.ARGUMENTS);
+            mark.setString(5, ARGUMENTS_SHA256);
+            mark.setLong(6, now.getEpochSecond());
+            mark.setInt(7, now.getNano());
+            if (mark.executeUpdate() != 1) {
+                throw new IllegalStateException("the bare mark of " + id + " was not inserted");
+            }
+            complete.setInt(1, DURATION.getNano());
+            complete.setString(2, id);
+            complete.setLong(3, now.getEpochSecond());
+            if (complete.executeUpdate() != 1) {
+                throw new IllegalStateException("the bare completion of " + id + " updated no row");
+            }
+            bare.executed.increment();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws SQLException {
+            connection.close();
+        }
+
+        /**
+         * The server's ceiling for rows alone: {@value #ROWS_PER_COMMIT} marks in one multi-row insert
+         * ({@code unnest} of arrays), one commit, nothing else (no completion, no executor).
+         */
+        void insertRows(PostgresBare bare) throws SQLException {
+            if (rows == null) {
+                rows = connection.prepareStatement("INSERT INTO toolyard_call (call_id, invocation_id, tool_name,"
+                        + " status, reason_detail, arguments, arguments_sha256, arguments_redacted, summary,"
+                        + " started_at_epoch_second, started_at_nano, duration_second, duration_nano, completed)"
+                        + " SELECT id, ?, ?, 'ok', '', ?, ?, false, 'ok', s, n, 0, ?, true"
+                        + " FROM unnest(?::text[], ?::int8[], ?::int4[]) AS v(id, s, n)");
+            }
+            String[] ids = new String[ROWS_PER_COMMIT];
+            Long[] seconds = new Long[ROWS_PER_COMMIT];
+            Integer[] nanos = new Integer[ROWS_PER_COMMIT];
+            Instant now = Instant.now();
+            for (int i = 0; i < ROWS_PER_COMMIT; i++) {
+                ids[i] = prefix + next++;
+                seconds[i] = now.getEpochSecond();
+                nanos[i] = now.getNano();
+            }
+            rows.setString(1, INVOCATION);
+            rows.setString(2, NoteTool.NAME);
+            rows.setString(3, NoteTool.ARGUMENTS);
+            rows.setString(4, ARGUMENTS_SHA256);
+            rows.setInt(5, DURATION.getNano());
+            rows.setArray(6, connection.createArrayOf("text", ids));
+            rows.setArray(7, connection.createArrayOf("int8", seconds));
+            rows.setArray(8, connection.createArrayOf("int4", nanos));
+            if (rows.executeUpdate() != ROWS_PER_COMMIT) {
+                throw new IllegalStateException("the bare multi-row insert did not insert " + ROWS_PER_COMMIT + " rows");
+            }
+            bare.executed.add(ROWS_PER_COMMIT);
+        }
+
+        private PreparedStatement rows;
+    }
+
+    /** Rows per commit of {@link #bareJdbcPostgresRowsFourWriters}: about what a 16-caller batch holds. */
+    static final int ROWS_PER_COMMIT = 16;
+
+    /**
      * The run script's preflight: exits 0 if the PostgreSQL rows can run (the server answers, with fsync
      * and {@code synchronous_commit} on), else prints why and exits 1.
      */
@@ -370,6 +524,37 @@ public class DurableStoreBenchmark {
     @Threads(16)
     public void executePostgresSixteenCallers(PostgresExecutor p) {
         p.call();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public void bareJdbcPostgresOneCaller(PostgresBare b, BareCaller c) throws SQLException {
+        c.call(b);
+    }
+
+    @Benchmark
+    @Threads(16)
+    public void bareJdbcPostgresSixteenCallers(PostgresBare b, BareCaller c) throws SQLException {
+        c.call(b);
+    }
+
+    /**
+     * Durable rows per second the server takes with nothing else to do: four connections, each
+     * committing {@value #ROWS_PER_COMMIT} completed rows per multi-row insert. Two row writes make a
+     * call, so half of this bounds what any client could record through this server.
+     */
+    @Benchmark
+    @Threads(4)
+    @OperationsPerInvocation(ROWS_PER_COMMIT)
+    public void bareJdbcPostgresRowsFourWriters(PostgresBare b, BareCaller c) throws SQLException {
+        c.insertRows(b);
+    }
+
+    /** The store alone, without the executor: a mark, then its completion, as the executor writes them. */
+    @Benchmark
+    @Threads(16)
+    public void storePostgresSixteenCallers(PostgresExecutor p, Ids ids) {
+        p.markAndComplete(ids);
     }
 
     @Benchmark

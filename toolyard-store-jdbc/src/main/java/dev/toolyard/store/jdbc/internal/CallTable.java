@@ -49,26 +49,66 @@ public final class CallTable implements AutoCloseable {
             + "?::text[], ?::text[], ?::bool[], ?::text[], ?::int8[], ?::int4[], ?::int8[], ?::int4[], ?::bool[], "
             + "?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bool[]";
     /**
-     * PostgreSQL's one-statement batch: the rows come in as one array
-     * per column; the inserts go in the order given (so {@code seq} follows it), the completions update
-     * open marks; the result names every call id written, with {@code true} for a completion.
+     * PostgreSQL's one-statement batch: the rows come in as one array per column (then, last, the call
+     * ids of the completions alone); the inserts go in the order given (so {@code seq} follows it), the
+     * completions update open marks; the result names every call id written, with {@code true} for a
+     * completion.
+     *
+     * <p>The completions find their marks through {@code call_id = ANY(ids)}, an index condition that
+     * only the {@code (call_id, start)} unique index can serve, so the plan is a handful of index
+     * probes per partition whatever the statistics say. The start is compared with
+     * {@code IS NOT DISTINCT FROM}, which no index serves, on purpose: as an equality it let the
+     * planner, on a partition it believed empty (a new store, a new day, no {@code ANALYZE} yet), read
+     * the mark through {@code toolyard_call_by_start} instead, which is every row of that second, or
+     * join the batch to a walk of the whole partition (measured: a 16-row batch reading every row of
+     * the day, 4 ms a batch and growing, 1,300 calls/s with 16 callers). The price is no partition
+     * pruning: each partition's unique index is probed (a few buffer reads each; see docs/store.md).
      */
     static String batchStatement(String table) {
+        return batchStatement(table, true, true);
+    }
+
+    /**
+     * The batch statement for a batch with inserts, completions or both: a batch of one kind (every
+     * batch of a lone caller, whose mark and completion never share one) leaves out the other part,
+     * whose plan would still open every partition and its indexes for nothing.
+     *
+     * @param table the table's name
+     * @param inserts whether the batch holds marks or appends
+     * @param completions whether the batch holds completions; at least one of the two
+     */
+    static String batchStatement(String table, boolean inserts, boolean completions) {
+        if (!inserts && !completions) {
+            throw new IllegalArgumentException("a batch holds inserts, completions or both");
+        }
         String v = "v." + COLUMNS.replace(", ", ", v.");
-        return "WITH v AS (SELECT * FROM unnest(" + BATCH_CASTS + ") WITH ORDINALITY AS v(" + COLUMNS
-                + ", is_completion, ord)), "
-                + "i AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + v + " FROM v WHERE NOT v.is_completion"
-                + " ORDER BY v.ord" + Dialect.POSTGRESQL.insertSuffix() + " RETURNING call_id), "
-                + "u AS (UPDATE " + table + " t SET invocation_id = v.invocation_id, tool_name = v.tool_name, "
-                + "status = v.status, reason = v.reason, reason_detail = v.reason_detail, arguments = v.arguments, "
-                + "arguments_sha256 = v.arguments_sha256, arguments_redacted = v.arguments_redacted, "
-                + "summary = v.summary, started_at_epoch_second = v.started_at_epoch_second, "
-                + "started_at_nano = v.started_at_nano, duration_second = v.duration_second, "
-                + "duration_nano = v.duration_nano, completed = true, request_call_id = v.request_call_id, "
-                + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial, network = v.network "
-                + "FROM v WHERE v.is_completion AND t.call_id = v.call_id"
-                + " AND t.started_at_epoch_second = v.started_at_epoch_second AND NOT t.completed RETURNING t.call_id) "
-                + "SELECT call_id, false FROM i UNION ALL SELECT call_id, true FROM u";
+        StringBuilder sql = new StringBuilder("WITH v AS (SELECT * FROM unnest(" + BATCH_CASTS + ") WITH ORDINALITY"
+                + " AS v(" + COLUMNS + ", is_completion, ord))");
+        if (inserts) {
+            sql.append(", i AS (INSERT INTO ").append(table).append(" (").append(COLUMNS).append(") SELECT ").append(v)
+                    .append(" FROM v WHERE NOT v.is_completion ORDER BY v.ord").append(Dialect.POSTGRESQL.insertSuffix())
+                    .append(" RETURNING call_id)");
+        }
+        if (completions) {
+            sql.append(", u AS (UPDATE ").append(table).append(" t SET invocation_id = v.invocation_id, "
+                    + "tool_name = v.tool_name, status = v.status, reason = v.reason, "
+                    + "reason_detail = v.reason_detail, arguments = v.arguments, "
+                    + "arguments_sha256 = v.arguments_sha256, arguments_redacted = v.arguments_redacted, "
+                    + "summary = v.summary, started_at_epoch_second = v.started_at_epoch_second, "
+                    + "started_at_nano = v.started_at_nano, duration_second = v.duration_second, "
+                    + "duration_nano = v.duration_nano, completed = true, request_call_id = v.request_call_id, "
+                    + "approver = v.approver, agent = v.agent, shadow_denial = v.shadow_denial, network = v.network "
+                    + "FROM v WHERE v.is_completion AND t.call_id = ANY(?::text[]) AND t.call_id = v.call_id"
+                    + " AND t.started_at_epoch_second IS NOT DISTINCT FROM v.started_at_epoch_second"
+                    + " AND NOT t.completed RETURNING t.call_id)");
+        }
+        sql.append(' ');
+        if (inserts && completions) {
+            sql.append("SELECT call_id, false FROM i UNION ALL SELECT call_id, true FROM u");
+        } else {
+            sql.append(inserts ? "SELECT call_id, false FROM i" : "SELECT call_id, true FROM u");
+        }
+        return sql.toString();
     }
 
     private final DataSource dataSource;
@@ -76,7 +116,10 @@ public final class CallTable implements AutoCloseable {
     private final Dialect dialect;
     private final CommitGuard guard;
     private final String insert;
+    /** The batch statements by shape: inserts and completions, inserts only, completions only. */
     private final String batchStatement = batchStatement(TABLE);
+    private final String insertsOnly = batchStatement(TABLE, true, false);
+    private final String completionsOnly = batchStatement(TABLE, false, true);
     private Connection writer;
     private boolean writerPlanned; // planWriterForPointWrites ran on writer
 
@@ -210,7 +253,7 @@ public final class CallTable implements AutoCloseable {
 
     /**
      * PostgreSQL: the whole batch, marks, appends and completions, as one statement in autocommit
-     * mode ({@link #BATCH_STATEMENT}), so a batch costs one round trip and one commit (instead of
+     * mode ({@link #batchStatement(String, boolean, boolean)}), so a batch costs one round trip and one commit (instead of
      * an insert, an update and a {@code COMMIT}: three). The statement is atomic: on failure none of
      * its rows is kept. Within the batch, a second write of the same call id is refused without
      * being sent (the first one decides), exactly as the two-statement path would refuse it.
@@ -238,7 +281,10 @@ public final class CallTable implements AutoCloseable {
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
-            try (PreparedStatement p = c.prepareStatement(batchStatement)) {
+            boolean inserts = !insertIds.isEmpty();
+            boolean completions = !updateIds.isEmpty();
+            String sql = inserts && completions ? batchStatement : inserts ? insertsOnly : completionsOnly;
+            try (PreparedStatement p = c.prepareStatement(sql)) {
                 List<Write> sentWrites = new ArrayList<>(rows.size());
                 for (int i : rows) {
                     sentWrites.add(writes.get(i));
@@ -264,7 +310,8 @@ public final class CallTable implements AutoCloseable {
     }
 
     /**
-     * Binds the writes to {@link #batchStatement}'s parameters: one array per column, in order.
+     * Binds the writes to {@link #batchStatement(String, boolean, boolean)}'s parameters: one array per
+     * column, in order, then, if there are completions, their call ids.
      *
      * @param c the statement's connection (it makes the arrays)
      * @param p the prepared batch statement
@@ -290,8 +337,17 @@ public final class CallTable implements AutoCloseable {
                 columns[col][k] = row[col];
             }
         }
+        List<String> completions = new ArrayList<>();
+        for (Write w : writes) {
+            if (w.kind() == Write.Kind.COMPLETE) {
+                completions.add(StoredText.encode(w.record().callId()));
+            }
+        }
         for (int col = 0; col < columns.length; col++) {
             p.setArray(col + 1, c.createArrayOf(BATCH_COLUMN_TYPES[col], columns[col]));
+        }
+        if (!completions.isEmpty()) { // the statement for a batch without completions has no such parameter
+            p.setArray(columns.length + 1, c.createArrayOf("text", completions.toArray()));
         }
     }
 
