@@ -83,6 +83,8 @@ class RunCommandNetworkTest {
                         .processCount(64).build());
         if (tier == IsolationTier.BWRAP) {
             b.which(name -> name.equals("podman") || name.equals("docker") ? Optional.empty() : which.apply(name));
+        } else if (tier == IsolationTier.GVISOR) {
+            b.containerImage(RunCommandToolTest.IMAGE).startAt(IsolationTier.GVISOR).lowestTier(IsolationTier.GVISOR);
         } else {
             b.containerImage(RunCommandToolTest.IMAGE);
         }
@@ -117,7 +119,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void curlReachesAnAllowlistedNameOnItsFirstRequestThroughThePlainProxyAndConnect(IsolationTier tier) {
         TieredSandbox sandbox = on(tier);
         // The first thing the command does: no retry, no wait. The relay listened before it started.
@@ -134,7 +136,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void pythonUrllibReadsTheProxyVariables(IsolationTier tier) {
         ToolResult r = run(on(tier), "python3", "-c",
                 "import urllib.request; print(urllib.request.urlopen('" + url("pypi.test") + "', timeout=20).read().decode(), end='')");
@@ -142,7 +144,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void deniedNamesLiteralsPortsAndInternalAnswersGet403WithTheReasonBeforeAnyConnect(IsolationTier tier) {
         TieredSandbox sandbox = on(tier);
         String script = String.join("; ",
@@ -171,7 +173,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void aDirectConnectBypassingTheProxyFails(IsolationTier tier) {
         // Only loopback destinations, so that nothing could leave the machine even if the sandbox had a route.
         String py = "import socket\n"
@@ -282,7 +284,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void pipInstallsAPackageFromASimpleIndexTheTestServes(IsolationTier tier, @TempDir Path served) throws Exception {
         TieredSandbox sandbox = on(tier);
         HostTools.require(Files.isExecutable(Path.of("/usr/bin/python3")), "/usr/bin/python3 is not installed");
@@ -300,7 +302,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void gitClonesOverHttpFromAServerTheTestRuns(IsolationTier tier, @TempDir Path served) throws Exception {
         TieredSandbox sandbox = on(tier);
         HostTools.require(HostTools.which("git").isPresent(), "git is not installed");
