@@ -27,6 +27,11 @@ import javax.net.ssl.SSLSocketFactory;
  * with {@code 403} and an {@code X-Proxy-Error} header naming the reason. See docs/isolation.md,
  * "Network for commands".
  *
+ * <p>A connection that has not yet sent its request, or was refused, holds no thread of this JVM (one
+ * reactor per call reads every request head); one that reached a destination holds two until it ends.
+ * So a call holds at most {@code 2 + 2 * }{@link #maxConnectionsPerCall()} threads, and a command that
+ * floods the proxy with connections gets {@code 429} and costs the JVM nothing more.
+ *
  * <p>Immutable. Thread-safe: one instance serves concurrent calls, each with its own limits and record.
  */
 public final class CommandNetwork {
@@ -96,7 +101,7 @@ public final class CommandNetwork {
         return maxBytesPerCall;
     }
 
-    /** @return how long a connection may carry nothing before it is closed; default 60 s */
+    /** @return how long a connection may carry nothing (before its request too) before it is closed; default 60 s */
     public Duration idleTimeout() {
         return idleTimeout;
     }
