@@ -140,6 +140,21 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    void theFirstConnectOfACommandNeverFailsFiftyColdRunsInARowWithoutRetry(IsolationTier tier) {
+        TieredSandbox sandbox = on(tier);
+        for (int i = 0; i < 50; i++) {
+            // curl is the command itself, at once: no shell, no wait, no retry; a refused or reset first
+            // connect would exit 7 or 56 here.
+            ToolResult r = run(sandbox, "curl", "-sS", "--retry", "0", "--max-time", "20", "-o", "/dev/null", "-w",
+                    "%{http_code}", url("pypi.test"));
+            assertThat(r.content()).as("run " + i + ": " + r.content()).startsWith("exit_code: 0\n")
+                    .contains("--- stdout ---\n200\n--- stderr ---\n--- network ---\nreached pypi.test:");
+        }
+        assertThat(server.heads()).hasSize(50);
+    }
+
+    @ParameterizedTest
     @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void pythonUrllibReadsTheProxyVariables(IsolationTier tier) {
         ToolResult r = run(on(tier), "python3", "-c",
