@@ -107,10 +107,10 @@ public class CommandNetworkBenchmark {
                 .build();
         ToolRegistry withProxy = new ToolRegistry();
         withProxy.register(BuiltinTools.runCommand(sandbox, net));
-        proxied = ToolExecutor.builder(withProxy, sandbox).allowlist(Set.of("run_command")).build();
+        proxied = ToolExecutor.builder(withProxy, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build();
         ToolRegistry withBare = new ToolRegistry();
         withBare.register(bareTool(sandbox, proxyEnvironment(sandbox, net)));
-        bare = ToolExecutor.builder(withBare, sandbox).allowlist(Set.of("run_command")).build();
+        bare = ToolExecutor.builder(withBare, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build();
         // curl's own clock: time_connect (the TCP connect to 127.0.0.1:3128, the relay) and time_total (the
         // whole first request, connect to last byte), both measured by the command from its own start.
         args = "{\"argv\":[\"curl\",\"-sS\",\"--retry\",\"0\",\"-o\",\"/dev/null\",\"-w\","
@@ -123,7 +123,7 @@ public class CommandNetworkBenchmark {
         ToolRegistry r = new ToolRegistry();
         r.register(BuiltinTools.runCommand(sandbox, net));
         Path dir = Files.createTempDirectory("toolyard-bench-env-");
-        ToolResult env = ToolExecutor.builder(r, sandbox).allowlist(Set.of("run_command")).build()
+        ToolResult env = ToolExecutor.builder(r, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build()
                 .execute(ToolCallRequest.of("run_command", "{\"argv\":[\"env\"]}"), context(dir));
         Map<String, String> out = new TreeMap<>();
         String text = env.content();
