@@ -107,11 +107,14 @@ public class CommandNetworkBenchmark {
                 .build();
         ToolRegistry withProxy = new ToolRegistry();
         withProxy.register(BuiltinTools.runCommand(sandbox, net));
-        proxied = ToolExecutor.builder(withProxy, sandbox).allowlist(Set.of("run_command")).build();
+        proxied = ToolExecutor.builder(withProxy, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build();
         ToolRegistry withBare = new ToolRegistry();
         withBare.register(bareTool(sandbox, proxyEnvironment(sandbox, net)));
-        bare = ToolExecutor.builder(withBare, sandbox).allowlist(Set.of("run_command")).build();
-        args = "{\"argv\":[\"curl\",\"-sS\",\"-o\",\"/dev/null\",\"-w\",\"%{http_code} %{size_download}\","
+        bare = ToolExecutor.builder(withBare, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build();
+        // curl's own clock: time_connect (the TCP connect to 127.0.0.1:3128, the relay) and time_total (the
+        // whole first request, connect to last byte), both measured by the command from its own start.
+        args = "{\"argv\":[\"curl\",\"-sS\",\"--retry\",\"0\",\"-o\",\"/dev/null\",\"-w\","
+                + "\"%{http_code} %{size_download} %{time_connect} %{time_total}\","
                 + "\"--max-time\",\"20\",\"http://bench.test:" + server.port() + LoopbackHttpServer.PATH + "\"]}";
     }
 
@@ -120,7 +123,7 @@ public class CommandNetworkBenchmark {
         ToolRegistry r = new ToolRegistry();
         r.register(BuiltinTools.runCommand(sandbox, net));
         Path dir = Files.createTempDirectory("toolyard-bench-env-");
-        ToolResult env = ToolExecutor.builder(r, sandbox).allowlist(Set.of("run_command")).build()
+        ToolResult env = ToolExecutor.builder(r, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build()
                 .execute(ToolCallRequest.of("run_command", "{\"argv\":[\"env\"]}"), context(dir));
         Map<String, String> out = new TreeMap<>();
         String text = env.content();
@@ -207,29 +210,45 @@ public class CommandNetworkBenchmark {
                 .build();
     }
 
-    private String call(ToolExecutor executor) {
+    /** curl's own times of its first request, in microseconds, per path: printed at the end of the trial. */
+    private final Map<String, List<long[]>> firstRequest = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private String call(ToolExecutor executor, String path) {
         ToolResult r = executor.execute(ToolCallRequest.of("run_command", args), context(work));
-        if (r.status() != ToolStatus.OK || !r.content().contains("exit_code: 0\n") || !r.content().contains("200 1024")) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("--- stdout ---\n200 1024 ([0-9.]+) ([0-9.]+)")
+                .matcher(r.content());
+        if (r.status() != ToolStatus.OK || !r.content().contains("exit_code: 0\n") || !m.find()) {
             throw new IllegalStateException("the first and only request of the command failed: " + r.content()
                     + r.reasonDetail());
         }
+        firstRequest.computeIfAbsent(path, k -> java.util.Collections.synchronizedList(new java.util.ArrayList<>()))
+                .add(new long[] {Math.round(Double.parseDouble(m.group(1)) * 1e6), Math.round(Double.parseDouble(m.group(2)) * 1e6)});
         return r.content();
     }
 
     /** @return the command's output; curl's 200 and 1,024 bytes checked */
     @Benchmark
     public String curlThroughTheProxy() {
-        return call(proxied);
+        return call(proxied, "proxy");
     }
 
     /** @return the command's output; curl's 200 and 1,024 bytes checked */
     @Benchmark
     public String curlToABareResponderInTheSameLayout() {
-        return call(bare);
+        return call(bare, "bare");
     }
 
     @TearDown
     public void tearDown() throws IOException {
+        for (Map.Entry<String, List<long[]>> e : firstRequest.entrySet()) {
+            List<long[]> runs = new java.util.ArrayList<>(e.getValue());
+            long[] connect = runs.stream().mapToLong(a -> a[0]).sorted().toArray();
+            long[] total = runs.stream().mapToLong(a -> a[1]).sorted().toArray();
+            System.out.printf("%nfirst request (%s), curl's own clock, %d commands, none retried or failed:"
+                    + " connect median %d us (p90 %d, max %d); whole request median %d us (p90 %d, max %d)%n",
+                    e.getKey(), runs.size(), connect[connect.length / 2], connect[connect.length * 9 / 10],
+                    connect[connect.length - 1], total[total.length / 2], total[total.length * 9 / 10], total[total.length - 1]);
+        }
         server.close();
         sandbox.close();
     }

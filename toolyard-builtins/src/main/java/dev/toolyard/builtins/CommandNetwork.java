@@ -1,11 +1,21 @@
 package dev.toolyard.builtins;
 
+import dev.toolyard.SandboxPaths;
 import dev.toolyard.builtins.internal.CommandProxy;
+import dev.toolyard.spi.IsolatedRunner;
+import dev.toolyard.spi.IsolationUnavailableException;
+import dev.toolyard.spi.ProxyRoute;
+import dev.toolyard.spi.SubprocessResult;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLSocketFactory;
 
@@ -26,6 +36,11 @@ import javax.net.ssl.SSLSocketFactory;
  * {@code http_fetch}. A bare IP literal is reached only when it is an entry. Anything else is refused
  * with {@code 403} and an {@code X-Proxy-Error} header naming the reason. See docs/isolation.md,
  * "Network for commands".
+ *
+ * <p>A connection that has not yet sent its request, or was refused, holds no thread of this JVM (one
+ * reactor per call reads every request head); one that reached a destination holds two until it ends.
+ * So a call holds at most {@code 2 + 2 * }{@link #maxConnectionsPerCall()} threads, and a command that
+ * floods the proxy with connections gets {@code 429} and costs the JVM nothing more.
  *
  * <p>Immutable. Thread-safe: one instance serves concurrent calls, each with its own limits and record.
  */
@@ -96,7 +111,7 @@ public final class CommandNetwork {
         return maxBytesPerCall;
     }
 
-    /** @return how long a connection may carry nothing before it is closed; default 60 s */
+    /** @return how long a connection may carry nothing (before its request too) before it is closed; default 60 s */
     public Duration idleTimeout() {
         return idleTimeout;
     }
@@ -118,6 +133,81 @@ public final class CommandNetwork {
 
     CommandProxy proxy() {
         return proxy;
+    }
+
+    /**
+     * What one command did on the network, with how it ended.
+     *
+     * @param result how the command ended; never {@code null}
+     * @param recordJson every destination it reached or was refused, as the call's record keeps it
+     *     ({@link dev.toolyard.ToolOutput#withNetworkRecord(String)}); never {@code null}
+     * @param lines one line per recorded destination, for the model ({@code reached pypi.test:443
+     *     (203.0.113.7) x1 ...}); never {@code null}, empty when it opened no connection
+     * @param connections connections the command opened to the proxy
+     */
+    public record Run(SubprocessResult result, String recordJson, List<String> lines, long connections) {
+        /**
+         * @param result how the command ended
+         * @param recordJson the record, as JSON
+         * @param lines the lines
+         * @param connections the connection count
+         * @throws NullPointerException if an argument is {@code null}
+         */
+        public Run {
+            Objects.requireNonNull(result, "result");
+            Objects.requireNonNull(recordJson, "recordJson");
+            lines = List.copyOf(lines);
+        }
+    }
+
+    /**
+     * Runs one command on {@code runner} with this network, as {@code run_command} does for each call:
+     * for an application's own command tool, such as a contract command ({@code ToolContract.bindCommand}
+     * in {@code toolyard-contracts}). The proxy variables (see {@code ProxyEnvironment}: the common ones,
+     * npm's, yarn's, pip's, git's and {@code JAVA_TOOL_OPTIONS}) are added to {@code env}. A tool that
+     * calls this must declare {@link dev.toolyard.EgressClass#ALLOWLISTED} egress, so that the
+     * invocation's egress ceiling bounds it.
+     *
+     * @param runner the sandbox; its {@link IsolatedRunner#proxyRouteUnavailable()} must be empty
+     * @param argv the command and its arguments
+     * @param workspace the roots to bind
+     * @param timeout the run's deadline
+     * @param env the application's environment for the command, without proxy variables
+     * @return how it ended and what it did on the network; never {@code null}
+     * @throws IsolationUnavailableException if the runner cannot give a command network
+     * @throws IllegalArgumentException if {@code env} sets a variable the proxy sets (other than
+     *     {@code JAVA_TOOL_OPTIONS}), or as the runner's {@code runIsolated}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public Run runIsolated(IsolatedRunner runner, List<String> argv, SandboxPaths workspace, Duration timeout,
+            Map<String, String> env) {
+        Objects.requireNonNull(runner, "runner");
+        Map<String, String> environment = ProxyEnvironment.with(Objects.requireNonNull(env, "env"), loopbackPort);
+        AtomicReference<CommandProxy.Session> session = new AtomicReference<>();
+        ProxyRoute route = new ProxyRoute() {
+            @Override
+            public int loopbackPort() {
+                return loopbackPort;
+            }
+
+            @Override
+            public Closeable listen(Path socket) throws IOException {
+                CommandProxy.Session s = proxy.open(socket);
+                session.set(s);
+                return s;
+            }
+        };
+        SubprocessResult r;
+        try {
+            r = runner.runIsolated(argv, workspace, timeout, environment, route);
+        } finally {
+            CommandProxy.Session s = session.get();
+            if (s != null) {
+                s.close(); // the runner closed it already; closing is idempotent
+            }
+        }
+        CommandProxy.Session s = session.get();
+        return s == null ? new Run(r, "", List.of(), 0) : new Run(r, s.recordJson(), s.lines(), s.connections());
     }
 
     @Override

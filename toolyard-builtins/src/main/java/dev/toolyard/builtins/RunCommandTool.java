@@ -10,14 +10,8 @@ import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolOutput;
 import dev.toolyard.ToolSpec;
-import dev.toolyard.builtins.internal.CommandProxy;
-import dev.toolyard.spi.ProxyRoute;
-import java.io.Closeable;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,7 +56,8 @@ final class RunCommandTool {
 
     static Tool create(IsolatedRunner sandbox, Map<String, String> environment, CommandNetwork network) {
         Objects.requireNonNull(network, "network");
-        Map<String, String> env = ProxyEnvironment.with(checkedEnv(sandbox, environment), network.loopbackPort());
+        Map<String, String> env = checkedEnv(sandbox, environment);
+        ProxyEnvironment.with(env, network.loopbackPort()); // fails now, naming the variable, rather than at each call
         ToolSpec spec = ToolSpec.builder(NAME)
                 .description("Run one command in an isolated sandbox, in the workspace directory. It can reach only "
                         + "the hosts the application allowed, over HTTP and HTTPS through a proxy that HTTP_PROXY and "
@@ -114,36 +109,13 @@ final class RunCommandTool {
             return ToolOutput.refused(Reason.ISOLATION_UNAVAILABLE, "network for commands is unavailable on this host: "
                     + unavailable.get());
         }
-        AtomicReference<CommandProxy.Session> session = new AtomicReference<>();
-        ProxyRoute route = new ProxyRoute() {
-            @Override
-            public int loopbackPort() {
-                return network.loopbackPort();
-            }
-
-            @Override
-            public Closeable listen(Path socket) throws IOException {
-                CommandProxy.Session s = network.proxy().open(socket);
-                session.set(s);
-                return s;
-            }
-        };
-        SubprocessResult r;
-        try {
-            r = sandbox.runIsolated(argv, context.workspace(), context.timeout().plus(SANDBOX_MARGIN), env, route);
-        } finally {
-            CommandProxy.Session s = session.get();
-            if (s != null) {
-                s.close(); // the runner closed it already; closing is idempotent
-            }
-        }
-        CommandProxy.Session s = session.get();
-        String record = s == null ? "" : s.recordJson();
-        List<String> lines = s == null ? List.of() : s.lines();
+        CommandNetwork.Run run = network.runIsolated(sandbox, argv, context.workspace(),
+                context.timeout().plus(SANDBOX_MARGIN), env);
+        SubprocessResult r = run.result();
         String text = format(r) + (r.stderr().isEmpty() || r.stderr().endsWith("\n") ? "" : "\n") + "--- network ---\n"
-                + (lines.isEmpty() ? "no connections\n" : String.join("\n", lines) + "\n");
-        return ToolOutput.of(text, summary(argv, r) + ", network " + (s == null ? 0 : s.connections()) + " connections")
-                .withNetworkRecord(record);
+                + (run.lines().isEmpty() ? "no connections\n" : String.join("\n", run.lines()) + "\n");
+        return ToolOutput.of(text, summary(argv, r) + ", network " + run.connections() + " connections")
+                .withNetworkRecord(run.recordJson());
     }
 
     /** The stable, model-readable form: header lines, then each stream under its own marker. */

@@ -77,12 +77,18 @@ class RunCommandNetworkTest {
     }
 
     static TieredSandbox on(IsolationTier tier) {
+        return on(tier, 1L << 30);
+    }
+
+    static TieredSandbox on(IsolationTier tier, long memoryBytes) {
         Function<String, Optional<Path>> which = TieredSandbox.searchPath();
         TieredSandbox.Builder b = TieredSandbox.builder()
-                .limits(ResourceLimits.builder().cpuSeconds(20).memoryBytes(1L << 30).fileSizeBytes(64L << 20)
+                .limits(ResourceLimits.builder().cpuSeconds(20).memoryBytes(memoryBytes).fileSizeBytes(64L << 20)
                         .processCount(64).build());
         if (tier == IsolationTier.BWRAP) {
             b.which(name -> name.equals("podman") || name.equals("docker") ? Optional.empty() : which.apply(name));
+        } else if (tier == IsolationTier.GVISOR) {
+            b.containerImage(RunCommandToolTest.IMAGE).startAt(IsolationTier.GVISOR).lowestTier(IsolationTier.GVISOR);
         } else {
             b.containerImage(RunCommandToolTest.IMAGE);
         }
@@ -117,7 +123,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void curlReachesAnAllowlistedNameOnItsFirstRequestThroughThePlainProxyAndConnect(IsolationTier tier) {
         TieredSandbox sandbox = on(tier);
         // The first thing the command does: no retry, no wait. The relay listened before it started.
@@ -135,6 +141,21 @@ class RunCommandNetworkTest {
 
     @ParameterizedTest
     @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    void theFirstConnectOfACommandNeverFailsFiftyColdRunsInARowWithoutRetry(IsolationTier tier) {
+        TieredSandbox sandbox = on(tier);
+        for (int i = 0; i < 50; i++) {
+            // curl is the command itself, at once: no shell, no wait, no retry; a refused or reset first
+            // connect would exit 7 or 56 here.
+            ToolResult r = run(sandbox, "curl", "-sS", "--retry", "0", "--max-time", "20", "-o", "/dev/null", "-w",
+                    "%{http_code}", url("pypi.test"));
+            assertThat(r.content()).as("run " + i + ": " + r.content()).startsWith("exit_code: 0\n")
+                    .contains("--- stdout ---\n200\n--- stderr ---\n--- network ---\nreached pypi.test:");
+        }
+        assertThat(server.heads()).hasSize(50);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void pythonUrllibReadsTheProxyVariables(IsolationTier tier) {
         ToolResult r = run(on(tier), "python3", "-c",
                 "import urllib.request; print(urllib.request.urlopen('" + url("pypi.test") + "', timeout=20).read().decode(), end='')");
@@ -142,7 +163,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void deniedNamesLiteralsPortsAndInternalAnswersGet403WithTheReasonBeforeAnyConnect(IsolationTier tier) {
         TieredSandbox sandbox = on(tier);
         String script = String.join("; ",
@@ -171,7 +192,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void aDirectConnectBypassingTheProxyFails(IsolationTier tier) {
         // Only loopback destinations, so that nothing could leave the machine even if the sandbox had a route.
         String py = "import socket\n"
@@ -282,7 +303,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void pipInstallsAPackageFromASimpleIndexTheTestServes(IsolationTier tier, @TempDir Path served) throws Exception {
         TieredSandbox sandbox = on(tier);
         HostTools.require(Files.isExecutable(Path.of("/usr/bin/python3")), "/usr/bin/python3 is not installed");
@@ -300,7 +321,7 @@ class RunCommandNetworkTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER"})
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
     void gitClonesOverHttpFromAServerTheTestRuns(IsolationTier tier, @TempDir Path served) throws Exception {
         TieredSandbox sandbox = on(tier);
         HostTools.require(HostTools.which("git").isPresent(), "git is not installed");
@@ -318,6 +339,52 @@ class RunCommandNetworkTest {
                     .contains("reached git.test:" + files.port + " (127.0.0.1)");
             assertThat(work.resolve("cloned/README")).hasContent("cloned through the proxy\n");
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = IsolationTier.class, names = {"BWRAP", "CONTAINER", "GVISOR"})
+    void npmInstallsAPackageFromARegistryTheTestServes(IsolationTier tier, @TempDir Path served) throws Exception {
+        // npm reserves more address space than the other tools (RLIMIT_AS is the memory limit on bubblewrap).
+        TieredSandbox sandbox = on(tier, 4L << 30);
+        HostTools.require(Files.isExecutable(Path.of("/usr/bin/npm")) && Files.isExecutable(Path.of("/usr/bin/node")),
+                "npm and node are not installed at /usr/bin (.ci/setup-cedar.sh installs them)");
+        try (FileServer files = new FileServer(served)) {
+            String registry = "http://registry.test:" + files.port + "/";
+            writeNpmPackage(served, registry);
+            CommandNetwork net = CommandNetwork.builder(List.of("registry.test:" + files.port, "127.0.0.1"),
+                    new ScriptedResolver().answer("registry.test", "127.0.0.1")).socketFactory(sockets).build();
+            // npm is told nothing about the proxy here: it finds it in the environment the tool adds.
+            ToolResult r = runWith(sandbox, net, "npm", "install", "--registry", registry, "--no-audit", "--no-fund",
+                    "--no-update-notifier", "--loglevel", "error", "tinypkg");
+            assertThat(r.content()).as(r.content()).startsWith("exit_code: 0\n")
+                    .contains("reached registry.test:" + files.port + " (127.0.0.1)");
+            assertThat(work.resolve("node_modules/tinypkg/index.js")).content().contains("hello from tinypkg on npm");
+            assertThat(lastRecord().network()).contains("\"host\":\"registry.test\"", "\"outcome\":\"reached\"")
+                    .doesNotContain("\"refused\":1");
+        }
+    }
+
+    /**
+     * A registry of one package as static files: the packument at {@code /tinypkg} and the tarball
+     * it names, with the integrity npm checks.
+     */
+    private static void writeNpmPackage(Path served, String registry) throws Exception {
+        Path pkg = Files.createDirectories(served.resolve("build/package"));
+        Files.writeString(pkg.resolve("package.json"), "{\"name\":\"tinypkg\",\"version\":\"1.0.0\",\"main\":\"index.js\"}\n");
+        Files.writeString(pkg.resolve("index.js"), "module.exports = 'hello from tinypkg on npm';\n");
+        Path tgz = Files.createDirectories(served.resolve("tarballs")).resolve("tinypkg-1.0.0.tgz");
+        Process tar = new ProcessBuilder("tar", "-czf", tgz.toString(), "-C", served.resolve("build").toString(), "package")
+                .redirectErrorStream(true).start();
+        String out = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tar.waitFor()).as("tar: " + out).isZero();
+        byte[] bytes = Files.readAllBytes(tgz);
+        String integrity = "sha512-" + java.util.Base64.getEncoder().encodeToString(
+                java.security.MessageDigest.getInstance("SHA-512").digest(bytes));
+        String shasum = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(bytes));
+        Files.writeString(served.resolve("tinypkg"), "{\"name\":\"tinypkg\",\"dist-tags\":{\"latest\":\"1.0.0\"},"
+                + "\"versions\":{\"1.0.0\":{\"name\":\"tinypkg\",\"version\":\"1.0.0\",\"main\":\"index.js\","
+                + "\"dist\":{\"tarball\":\"" + registry + "tarballs/tinypkg-1.0.0.tgz\",\"integrity\":\"" + integrity
+                + "\",\"shasum\":\"" + shasum + "\"}}}}\n");
     }
 
     private static void git(Path dir, String... args) throws Exception {

@@ -7,6 +7,7 @@ import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.builtins.CommandNetwork;
 import dev.toolyard.builtins.Resolver;
 import dev.toolyard.spi.Json;
 import dev.toolyard.store.jdbc.JdbcToolCallStore;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -52,6 +54,9 @@ final class CallCommand implements Callable<Integer> {
     @Option(names = "--allow-host", description = "A host http_fetch may reach; repeatable. None: loopback only.")
     List<String> allowHosts = new ArrayList<>();
 
+    @Option(names = Toolbox.COMMAND_HOST_OPTION, description = Toolbox.COMMAND_HOST_HELP)
+    List<String> commandHosts = new ArrayList<>();
+
     @Option(names = "--timeout", description = "Seconds the call may run (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds = 30;
 
@@ -81,6 +86,7 @@ final class CallCommand implements Callable<Integer> {
         if (timeoutSeconds <= 0) {
             throw new Main.UserError("--timeout must be positive, got " + timeoutSeconds);
         }
+        Optional<CommandNetwork> commandNetwork = Toolbox.commandNetwork(commandHosts, Resolver.system());
         Path parent = store.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
@@ -91,7 +97,7 @@ final class CallCommand implements Callable<Integer> {
                 .build();
         try (JdbcToolCallStore records = JdbcToolCallStore.sqlite(store)) {
             ToolExecutor executor = Toolbox.executor(HostMachine.sandbox(image, tier, false), records,
-                    allowHosts, Resolver.system(), CliApprovalGate.forThisProcess(approve));
+                    allowHosts, Resolver.system(), CliApprovalGate.forThisProcess(approve), commandNetwork);
             ToolResult result = executor.execute(ToolCallRequest.of(tool, args), context);
             spec.commandLine().getOut().println(Json.MAPPER.writerWithDefaultPrettyPrinter()
                     .writeValueAsString(toJson(result)));

@@ -5,6 +5,7 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
+import dev.toolyard.builtins.CommandNetwork;
 import dev.toolyard.builtins.Resolver;
 import dev.toolyard.mcp.ElicitationApprovalGate;
 import dev.toolyard.mcp.ToolYardMcpServer;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,9 @@ final class McpCommand implements Callable<Integer> {
             + "at all. Loopback (localhost, 127.0.0.0/8, ::1) is reached only when named here itself.")
     List<String> allowHosts = new ArrayList<>();
 
+    @Option(names = Toolbox.COMMAND_HOST_OPTION, description = Toolbox.COMMAND_HOST_HELP)
+    List<String> commandHosts = new ArrayList<>();
+
     @Option(names = "--timeout", description = "Seconds each call may run (default: ${DEFAULT-VALUE}).")
     long timeoutSeconds = 30;
 
@@ -88,6 +93,7 @@ final class McpCommand implements Callable<Integer> {
         if (timeoutSeconds <= 0) {
             throw new Main.UserError("--timeout must be positive, got " + timeoutSeconds);
         }
+        Optional<CommandNetwork> commandNetwork = Toolbox.commandNetwork(commandHosts, Resolver.system());
         Path root = workspace.toRealPath();
         if (root.getParent() == null) {
             throw new Main.UserError("workspace " + root + " has no parent directory for the records; give --store");
@@ -111,7 +117,7 @@ final class McpCommand implements Callable<Integer> {
             RunningCommands sandbox = new RunningCommands(tiered);
             ToolRegistry registry;
             try {
-                registry = Toolbox.mcpRegistry(sandbox, allowHosts, Resolver.system());
+                registry = Toolbox.mcpRegistry(sandbox, allowHosts, Resolver.system(), commandNetwork);
             } catch (IllegalArgumentException e) {
                 throw new Main.UserError("--allow-host: " + e.getMessage());
             }
@@ -127,6 +133,9 @@ final class McpCommand implements Callable<Integer> {
             if (allowHosts.isEmpty()) {
                 err.println("toolyard mcp: no http_fetch: no --allow-host was given");
             }
+            err.println("toolyard mcp: run_command " + (commandNetwork.isPresent() ? "reaches " + commandHosts.size()
+                    + " allowed host entries through the proxy (" + Toolbox.COMMAND_HOST_OPTION + ")"
+                    : "has no network (no " + Toolbox.COMMAND_HOST_OPTION + " was given)"));
             err.println("toolyard mcp: every call is recorded in " + records + " under invocation " + invocation
                     + " (./toolyard records --store " + records + ")");
             ToolYardStdioTransportProvider stdio = new ToolYardStdioTransportProvider(McpJsonDefaults.getMapper(),

@@ -1,5 +1,6 @@
 package dev.toolyard.cli;
 
+import dev.toolyard.spi.ProxyRoute;
 import dev.toolyard.IsolationTier;
 import dev.toolyard.spi.PathDecision;
 import dev.toolyard.SandboxPaths;
@@ -8,6 +9,7 @@ import dev.toolyard.spi.Sandbox;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The sandbox {@code toolyard mcp} runs commands through, counting the commands running in it, so the
@@ -36,6 +38,27 @@ final class RunningCommands implements Sandbox {
         }
         try {
             return sandbox.runIsolated(argv, workspace, timeout, env);
+        } finally {
+            synchronized (lock) {
+                running--;
+                lock.notifyAll();
+            }
+        }
+    }
+
+    @Override
+    public Optional<String> proxyRouteUnavailable() {
+        return sandbox.proxyRouteUnavailable();
+    }
+
+    @Override
+    public SubprocessResult runIsolated(List<String> argv, SandboxPaths workspace, Duration timeout,
+            Map<String, String> env, ProxyRoute route) {
+        synchronized (lock) {
+            running++;
+        }
+        try {
+            return sandbox.runIsolated(argv, workspace, timeout, env, route);
         } finally {
             synchronized (lock) {
                 running--;

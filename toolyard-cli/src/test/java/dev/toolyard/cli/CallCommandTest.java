@@ -35,6 +35,95 @@ class CallCommandTest {
         assertThat(Json.MAPPER.readTree(records.out()).get("summary").asString()).contains("on bwrap");
     }
 
+    /** Answers every request on 127.0.0.1 with one fixed body; loopback only. */
+    private static final class LoopbackServer implements AutoCloseable {
+        final java.net.ServerSocket socket;
+        final java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+
+        LoopbackServer() throws java.io.IOException {
+            socket = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByAddress(new byte[] {127, 0, 0, 1}));
+            Thread t = new Thread(this::serve, "cli-test-server");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void serve() {
+            while (!socket.isClosed()) {
+                try (java.net.Socket c = socket.accept()) {
+                    java.io.InputStream in = c.getInputStream();
+                    int state = 0;
+                    while (state < 4) {
+                        int b = in.read();
+                        if (b < 0) {
+                            break;
+                        }
+                        state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+                    }
+                    requests.incrementAndGet();
+                    byte[] body = "hello from the cli test\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    c.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    c.getOutputStream().write(body);
+                } catch (java.io.IOException e) {
+                    // closed, or a client that went away
+                }
+            }
+        }
+
+        int port() {
+            return socket.getLocalPort();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            socket.close();
+        }
+    }
+
+    @Test
+    void allowCommandHostGivesRunCommandThatHostThroughTheProxyAndNothingElse() throws Exception {
+        Engines.requireBoth();
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("calls.db");
+        try (LoopbackServer server = new LoopbackServer()) {
+            int p = server.port();
+            // A literal entry: no name is resolved, so the system resolver is never asked anything here. NO_PROXY
+            // names loopback (nothing else is reachable directly), so curl is told to use the proxy even there.
+            String script = "curl -sS --noproxy '' --max-time 10 http://127.0.0.1:" + p + "/; "
+                    + "curl -s -o /dev/null -w 'other %{http_code}\\n' --max-time 10 http://127.0.0.2:" + p + "/";
+            CliRun r = CliRun.of("call", "--tier", "bwrap", "--workspace", ws.toString(), "--tool", "run_command",
+                    "--args", "{\"argv\":[\"sh\",\"-c\",\"" + script + "\"]}", "--store", store.toString(),
+                    "--invocation", "net", "--approve", "--allow-command-host", "127.0.0.1:" + p);
+            CliRun offline = CliRun.of("call", "--tier", "bwrap", "--workspace", ws.toString(), "--tool", "run_command",
+                    "--args", "{\"argv\":[\"sh\",\"-c\",\"" + script + "\"]}", "--store", store.toString(),
+                    "--invocation", "offline", "--approve");
+
+            assertThat(r.exit()).as(r.out() + r.err()).isZero();
+            assertThat(content(r)).contains("hello from the cli test\n", "other 403\n",
+                    "--- network ---\nreached 127.0.0.1:" + p + " (127.0.0.1) x1",
+                    "ip_literal_not_allowed 127.0.0.2:" + p);
+            assertThat(content(offline)).doesNotContain("hello from the cli test").doesNotContain("--- network ---");
+            assertThat(server.requests.get()).as("one request reached the server: the allowed one").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void badAllowCommandHostValuesAreRefusedNamingTheOptionBeforeAnythingRuns() throws Exception {
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        for (String bad : new String[] {"http://pypi.test", "*", "169.254.169.254", "pypi.test:0", "127.1"}) {
+            for (String command : new String[] {"call", "mcp"}) {
+                CliRun r = command.equals("call")
+                        ? CliRun.of("call", "--workspace", ws.toString(), "--tool", "run_command", "--args", ECHO, "--store",
+                                tmp.resolve("calls.db").toString(), "--allow-command-host", bad)
+                        : CliRun.of("mcp", "--workspace", ws.toString(), "--allow-command-host", bad);
+                assertThat(r.exit()).as(command + " " + bad + ": " + r.err()).isEqualTo(2);
+                assertThat(r.err()).as(command).startsWith("toolyard: --allow-command-host '" + bad + "' ");
+                assertThat(r.out()).isEmpty();
+            }
+        }
+        assertThat(tmp.resolve("calls.db")).as("nothing ran, so nothing was recorded").doesNotExist();
+    }
+
     private static String content(CliRun r) {
         JsonNode n = Json.MAPPER.readTree(r.out());
         return n.get("content").asString();

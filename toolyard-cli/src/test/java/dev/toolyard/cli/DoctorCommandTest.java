@@ -2,6 +2,7 @@ package dev.toolyard.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolyard.sandbox.TieredSandbox;
 import dev.toolyard.spi.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,6 +56,24 @@ class DoctorCommandTest {
                 .contains("  docker, skipped: the application started the ladder at bubblewrap\n")
                 .contains("to climb: container rung: skipped because the ladder was started at bubblewrap")
                 .doesNotContain("what enforces each limit on podman");
+    }
+
+    @Test
+    void withTierGvisorCommandNetworkOnTheGvisorRungNamesTheOneRuntimeFlagItAdds() {
+        Engines.requireBoth();
+        Engines.require(TieredSandbox.searchPath().apply("runsc").isPresent(), "runsc (gVisor) is not installed"
+                + " (.ci/setup-sandbox.sh installs it)");
+
+        CliRun r = CliRun.of("doctor", "--tier", "gvisor");
+
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("tier:   gvisor")
+                .contains("\n    network for commands on gvisor: available: cold runs, through toolyard-relay on 127.0.0.1"
+                        + " inside, listening before the command starts; runsc may open the bound proxy socket"
+                        + " (host-uds=open) on those runs only\n")
+                .contains("\n    network for commands on bwrap: available: cold runs, through toolyard-relay")
+                .doesNotContain("on bwrap: available: cold runs, through toolyard-relay on 127.0.0.1 inside, listening"
+                        + " before the command starts; runsc");
     }
 
     @Test

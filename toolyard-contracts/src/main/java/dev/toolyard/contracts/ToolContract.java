@@ -1,5 +1,6 @@
 package dev.toolyard.contracts;
 
+import dev.toolyard.builtins.CommandNetwork;
 import dev.toolyard.builtins.HttpEgress;
 import dev.toolyard.EgressClass;
 import dev.toolyard.InvalidToolSpecException;
@@ -80,15 +81,18 @@ public final class ToolContract {
         Objects.requireNonNull(manifestText, "manifestText");
         Objects.requireNonNull(customTypes, "customTypes");
         Manifest m = ManifestReader.read(fileName, manifestText, customTypes.types());
-        ToolSpec spec;
+        return new ToolContract(m, spec(fileName, m, m.http() != null ? EgressClass.ALLOWLISTED : EgressClass.NONE));
+    }
+
+    private static ToolSpec spec(String fileName, Manifest m, EgressClass egress) {
         try {
-            spec = ToolSpec.builder(m.tool().name())
+            return ToolSpec.builder(m.tool().name())
                     .description(m.tool().description())
                     .argsSchema(inputSchema(m).toString())
                     .riskClass(m.http() != null ? (m.http().method().equals("GET") || m.http().method().equals("HEAD")
                             ? RiskClass.READ_ONLY : RiskClass.WRITE) : m.command() != null ? RiskClass.EXECUTE
                             : RiskClass.WRITE)
-                    .egress(m.http() != null ? EgressClass.ALLOWLISTED : EgressClass.NONE)
+                    .egress(egress)
                     .requiresIsolation(m.command() != null)
                     // ToolClad's default gate denies these unless approved: here the executor's approval gate asks
                     .requiresApproval(m.tool().humanApproval() || m.tool().riskTier().equals("high")
@@ -97,7 +101,6 @@ public final class ToolContract {
         } catch (InvalidToolSpecException e) {
             throw new ContractException(fileName + ": the generated tool spec is invalid: " + e.getMessage());
         }
-        return new ToolContract(m, spec);
     }
 
     /**
@@ -147,6 +150,7 @@ public final class ToolContract {
             p.putObject("argv").put("type", "array").putObject("items").put("type", "string");
             p.putObject("exit_code").put("type", "integer");
             p.putObject("tier").put("type", "string");
+            p.putObject("network").put("type", "array").putObject("items").put("type", "string");
         }
         p.putObject("started_at").put("type", "string");
         p.putObject("ended_at").put("type", "string");
@@ -217,6 +221,32 @@ public final class ToolContract {
             throw new ContractException(manifest.file() + ": [command] is missing, so it cannot be bound to a sandbox");
         }
         return new Tool(spec, runtime(scope).command(sandbox, limitsPrefix()));
+    }
+
+    /**
+     * Binds the {@code [command]} backend as {@link #bindCommand(Sandbox, Scope)} does, with network
+     * through {@code network}: the command reaches the hosts it allows, and nothing else, through the
+     * proxy {@code run_command} uses (see {@link CommandNetwork}); the proxy variables are added to its
+     * environment, and the envelope's {@code network} lists each destination it reached or was refused,
+     * as the call's record does. The tool's egress class is {@link EgressClass#ALLOWLISTED}, so an
+     * invocation whose egress ceiling is {@code NONE} refuses it before it runs. A host where the sandbox
+     * cannot give a command network refuses each call with {@code isolation_unavailable}.
+     *
+     * @param sandbox the sandbox; never {@code null}
+     * @param scope the scope for {@code scope_check} arguments; never {@code null}
+     * @param network where the command may connect; never {@code null}
+     * @return the tool to register
+     * @throws ContractException as {@link #bindCommand(Sandbox, Scope)}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public Tool bindCommand(Sandbox sandbox, Scope scope, CommandNetwork network) {
+        Objects.requireNonNull(sandbox, "sandbox");
+        Objects.requireNonNull(network, "network");
+        if (manifest.command() == null) {
+            throw new ContractException(manifest.file() + ": [command] is missing, so it cannot be bound to a sandbox");
+        }
+        return new Tool(spec(manifest.file(), manifest, EgressClass.ALLOWLISTED),
+                runtime(scope).command(sandbox, limitsPrefix(), network));
     }
 
     /**

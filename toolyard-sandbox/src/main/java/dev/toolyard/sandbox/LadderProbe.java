@@ -81,7 +81,8 @@ final class LadderProbe {
                     .or(() -> files().isEmpty() ? Optional.of("unavailable: the sandbox's private directory could not be"
                             + " written") : Optional.empty())
                     .orElse("available: cold runs, through toolyard-relay on 127.0.0.1 inside, listening before the"
-                            + " command starts")));
+                            + " command starts" + (step.name().equals(Ladder.GVISOR) ? "; runsc may open the bound proxy"
+                            + " socket (host-uds=open) on those runs only" : ""))));
         }
         IsolationReport report = new IsolationReport(climb.tier(), rungs, climb.limitsUnenforced(), s.limits(),
                 climb.canaryArgv(), runsAs, climb.rung().map(Rung::filtered).orElse(false),

@@ -263,7 +263,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         }
         LadderProbe.Probed p = probe();
         Path privateDir = ladder.files().orElseThrow().directory();
-        BindSet plain = BindSet.of(workspace, p.rung().tier() == IsolationTier.CONTAINER);
+        BindSet plain = BindSet.of(workspace, p.rung().tier().containerized());
         Path netDir = null;
         try {
             Path relay = relay(privateDir);

@@ -11,7 +11,11 @@ import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -19,10 +23,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.SocketFactory;
@@ -91,42 +99,64 @@ public final class CommandProxy {
      */
     public Session open(Path socket) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        Selector selector = null;
         try {
             server.bind(UnixDomainSocketAddress.of(socket));
             Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
+            selector = Selector.open();
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException | RuntimeException e) {
             server.close();
+            if (selector != null) {
+                selector.close();
+            }
             Files.deleteIfExists(socket);
             throw e;
         }
-        Session s = new Session(server, socket);
+        Session s = new Session(server, selector, socket);
         s.start();
         return s;
     }
 
-    /** One call's listener: its connections, its counters and its log. Closed once. */
+    /**
+     * One call's listener: its connections, its counters and its log. Closed once.
+     *
+     * <p>Threads: one reactor accepts every connection, reads each request head and drains each refused
+     * connection, without blocking; one watchdog closes idle connections (also one that never sent a
+     * byte). A connection gets a thread of its own only once its head is complete, to check it (the
+     * resolver may block) and, when it is allowed, to carry it (two threads then, one each way). So a
+     * command that opens connections and sends nothing ties up no thread, and a call never has more
+     * than {@code 2 + 2 * maxConnections} threads. Open connections (file descriptors) are bounded
+     * too: at most {@code maxConnections}, plus {@link #DRAINING_BEYOND_LIMIT} refused ones still
+     * being drained; past that a refused connection is closed at once.
+     */
     public final class Session implements Closeable {
         private final ServerSocketChannel server;
+        private final Selector selector;
         private final Path socket;
         private final NetworkLog log = new NetworkLog(limits.maxRecordedDestinations());
         private final AtomicInteger accepted = new AtomicInteger();
         private final AtomicLong bytes = new AtomicLong();
         private final Set<Connection> open = ConcurrentHashMap.newKeySet();
-        private final Thread acceptor;
+        /** Connections a thread refused, handed back to the reactor to drain. */
+        private final Queue<Connection> toDrain = new ConcurrentLinkedQueue<>();
+        private final Thread reactor;
         private final Thread watchdog;
         private volatile boolean closed;
 
-        private Session(ServerSocketChannel server, Path socket) {
+        private Session(ServerSocketChannel server, Selector selector, Path socket) {
             this.server = server;
+            this.selector = selector;
             this.socket = socket;
-            this.acceptor = new Thread(this::acceptLoop, "toolyard-proxy-accept");
+            this.reactor = new Thread(this::reactorLoop, "toolyard-proxy-reactor");
             this.watchdog = new Thread(this::watchLoop, "toolyard-proxy-idle");
-            acceptor.setDaemon(true);
+            reactor.setDaemon(true);
             watchdog.setDaemon(true);
         }
 
         private void start() {
-            acceptor.start();
+            reactor.start();
             watchdog.start();
         }
 
@@ -145,6 +175,16 @@ public final class CommandProxy {
             return log.connections();
         }
 
+        /** @return how many connections the command opened to the proxy that are still open */
+        public int openConnections() {
+            return open.size();
+        }
+
+        /** @return how many connections the proxy accepted for this call so far, refused ones included */
+        public int acceptedConnections() {
+            return accepted.get();
+        }
+
         /** Stops listening, closes every connection, removes the socket file. Idempotent. */
         @Override
         public void close() {
@@ -154,12 +194,13 @@ public final class CommandProxy {
             closed = true;
             quietly(server);
             for (Connection c : open) {
-                c.close();
+                c.end();
             }
-            acceptor.interrupt();
+            quietly(selector);
+            reactor.interrupt();
             watchdog.interrupt();
             try {
-                acceptor.join(2000);
+                reactor.join(2000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -170,7 +211,58 @@ public final class CommandProxy {
             }
         }
 
-        private void acceptLoop() {
+        private void reactorLoop() {
+            ByteBuffer sink = ByteBuffer.allocate(BUFFER);
+            List<Connection> complete = new ArrayList<>();
+            try {
+                while (!closed) {
+                    // Keys a flushing selectNow() left selected are handled before blocking again.
+                    if (selector.selectedKeys().isEmpty()) {
+                        selector.select(1000);
+                    } else {
+                        selector.selectNow();
+                    }
+                    for (Connection c; (c = toDrain.poll()) != null; ) {
+                        c.drainOnReactor();
+                    }
+                    Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+                    while (keys.hasNext()) {
+                        SelectionKey key = keys.next();
+                        keys.remove();
+                        if (!key.isValid()) {
+                            continue;
+                        }
+                        try {
+                            if (key.isAcceptable()) {
+                                acceptAll();
+                            } else if (key.isReadable() && ((Connection) key.attachment()).readable(sink)) {
+                                key.cancel();
+                                complete.add((Connection) key.attachment());
+                            }
+                        } catch (CancelledKeyException e) {
+                            // The watchdog closed that connection meanwhile; the others go on.
+                            if (key.attachment() instanceof Connection c) {
+                                c.end();
+                            }
+                        }
+                    }
+                    if (!complete.isEmpty()) {
+                        // Deregisters the cancelled keys: only then may their channels block again.
+                        selector.selectNow();
+                        for (Connection c : complete) {
+                            c.handOff();
+                        }
+                        complete.clear();
+                    }
+                }
+            } catch (IOException | ClosedSelectorException e) {
+                if (!closed) {
+                    LOG.log(System.Logger.Level.WARNING, "the command proxy's reactor ended; the call loses its network", e);
+                }
+            }
+        }
+
+        private void acceptAll() throws IOException {
             while (!closed) {
                 SocketChannel client;
                 try {
@@ -178,15 +270,23 @@ public final class CommandProxy {
                 } catch (IOException e) {
                     return; // closed
                 }
-                Connection c = new Connection(this, client);
-                open.add(c);
-                if (closed) {
-                    c.close();
+                if (client == null) {
                     return;
                 }
-                Thread t = new Thread(c::serve, "toolyard-proxy-conn");
-                t.setDaemon(true);
-                t.start();
+                Connection c = new Connection(this, client);
+                open.add(c);
+                try {
+                    client.configureBlocking(false);
+                    if (accepted.incrementAndGet() > limits.maxConnections()) {
+                        log.connection("", 0, null, ProxyCheck.Refusal.CONNECTION_LIMIT.wire);
+                        c.refuseOnReactor(429, "Too Many Requests", ProxyCheck.Refusal.CONNECTION_LIMIT,
+                                "this command opened as many connections as it may (" + limits.maxConnections() + ")");
+                    } else {
+                        client.register(selector, SelectionKey.OP_READ, c);
+                    }
+                } catch (IOException e) {
+                    c.end();
+                }
             }
         }
 
@@ -202,24 +302,98 @@ public final class CommandProxy {
                 long now = System.nanoTime();
                 for (Connection c : open) {
                     if (now - c.lastActivity > idleNanos) {
-                        c.close();
+                        c.end();
                     }
                 }
             }
         }
     }
 
-    /** One connection of the command to the proxy, and the upstream one it opens. */
+    /** Refused connections a call may hold open while they are drained, beyond its connection limit. */
+    static final int DRAINING_BEYOND_LIMIT = 64;
+    /** Bytes drained from a refused connection before it is closed. */
+    private static final long DRAIN_BYTES = ProxyRequest.MAX_HEAD_BYTES * 4L;
+
+    /**
+     * One connection of the command to the proxy, and the upstream one it opens. Its request head is
+     * read on the reactor; from {@link #handOff()} on it has a thread; a refused one goes back to the
+     * reactor to be drained.
+     */
     private final class Connection {
         private final Session session;
         private final SocketChannel client;
         private volatile Socket upstream;
         private volatile long lastActivity = System.nanoTime();
         private volatile boolean closed;
+        /** The request head as read so far; allocated at the first byte. Reactor only, then the thread. */
+        private ByteBuffer head;
+        private int scanned;
+        private int headEnd = -1;
+        private boolean ended;
+        /** Set once a thread refused it: the reactor drains it from then on. */
+        private boolean draining;
+        private long drained;
 
         Connection(Session session, SocketChannel client) {
             this.session = session;
             this.client = client;
+        }
+
+        /**
+         * Reads what is there, on the reactor.
+         *
+         * @return whether the head is complete, too long, or ended early: the connection's thread takes over
+         */
+        boolean readable(ByteBuffer sink) {
+            if (draining) {
+                drainSome(sink);
+                return false;
+            }
+            if (head == null) {
+                head = ByteBuffer.allocate(ProxyRequest.MAX_HEAD_BYTES);
+            }
+            int n;
+            try {
+                n = client.read(head);
+            } catch (IOException e) {
+                end();
+                return false;
+            }
+            if (n < 0) {
+                ended = true;
+                if (head.position() == 0) {
+                    end(); // connected and went away: nothing to answer, no thread needed
+                    return false;
+                }
+                return true;
+            }
+            lastActivity = System.nanoTime();
+            byte[] a = head.array();
+            for (int i = Math.max(0, scanned - 3); i + 3 < head.position(); i++) {
+                if (a[i] == '\r' && a[i + 1] == '\n' && a[i + 2] == '\r' && a[i + 3] == '\n') {
+                    headEnd = i + 4;
+                    return true;
+                }
+            }
+            scanned = head.position();
+            return !head.hasRemaining();
+        }
+
+        /** Gives the connection, its head read, a thread of its own (on the reactor, its key deregistered). */
+        void handOff() {
+            if (closed) {
+                end();
+                return;
+            }
+            try {
+                client.configureBlocking(true);
+            } catch (IOException | RuntimeException e) {
+                end();
+                return;
+            }
+            Thread t = new Thread(this::serve, "toolyard-proxy-conn");
+            t.setDaemon(true);
+            t.start();
         }
 
         void serve() {
@@ -228,31 +402,26 @@ public final class CommandProxy {
             } catch (IOException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "proxy connection ended", e);
             } finally {
-                close();
-                session.open.remove(this);
+                if (!draining) {
+                    end();
+                }
             }
         }
 
         private void serveChecked() throws IOException {
-            if (session.accepted.incrementAndGet() > limits.maxConnections()) {
-                session.log.connection("", 0, null, ProxyCheck.Refusal.CONNECTION_LIMIT.wire);
-                refuse(429, "Too Many Requests", ProxyCheck.Refusal.CONNECTION_LIMIT,
-                        "this command opened as many connections as it may (" + limits.maxConnections() + ")");
+            if (headEnd < 0) {
+                session.log.connection("", 0, null, ProxyCheck.Refusal.BAD_REQUEST.wire);
+                refuse(400, "Bad Request", ProxyCheck.Refusal.BAD_REQUEST, "the request head is over "
+                        + ProxyRequest.MAX_HEAD_BYTES + " bytes or ended early");
                 return;
             }
-            boolean[] partial = new boolean[1];
-            Head head = readHead(partial);
-            if (head == null) {
-                if (partial[0]) {
-                    session.log.connection("", 0, null, ProxyCheck.Refusal.BAD_REQUEST.wire);
-                    refuse(400, "Bad Request", ProxyCheck.Refusal.BAD_REQUEST, "the request head is over "
-                            + ProxyRequest.MAX_HEAD_BYTES + " bytes or ended early");
-                }
-                return;
-            }
+            byte[] a = head.array();
+            byte[] headBytes = java.util.Arrays.copyOfRange(a, 0, headEnd);
+            byte[] rest = java.util.Arrays.copyOfRange(a, headEnd, head.position());
+            head = null;
             ProxyRequest request;
             try {
-                request = ProxyRequest.parse(head.head());
+                request = ProxyRequest.parse(headBytes);
             } catch (ProxyRequest.Malformed e) {
                 session.log.connection("", 0, null, ProxyCheck.Refusal.BAD_REQUEST.wire);
                 refuse(400, "Bad Request", ProxyCheck.Refusal.BAD_REQUEST, e.getMessage());
@@ -265,19 +434,21 @@ public final class CommandProxy {
                 refuse(403, "Forbidden", r.refusal(), r.detail());
                 return;
             }
-            ProxyCheck.Allowed a = (ProxyCheck.Allowed) d;
-            Socket s = connect(a);
+            ProxyCheck.Allowed allowed = (ProxyCheck.Allowed) d;
+            Socket s = connect(allowed);
             if (s == null) {
-                session.log.connection(a.host(), a.port(), a.addresses().get(0), ProxyCheck.Refusal.CONNECT_FAILED.wire);
-                refuse(502, "Bad Gateway", ProxyCheck.Refusal.CONNECT_FAILED, "no address of " + a.host()
-                        + " accepted the connection on port " + a.port());
+                session.log.connection(allowed.host(), allowed.port(), allowed.addresses().get(0),
+                        ProxyCheck.Refusal.CONNECT_FAILED.wire);
+                refuse(502, "Bad Gateway", ProxyCheck.Refusal.CONNECT_FAILED, "no address of " + allowed.host()
+                        + " accepted the connection on port " + allowed.port());
                 return;
             }
             upstream = s;
             if (closed) {
                 return;
             }
-            NetworkLog.Entry entry = session.log.connection(a.host(), a.port(), s.getInetAddress(), NetworkLog.REACHED);
+            NetworkLog.Entry entry = session.log.connection(allowed.host(), allowed.port(), s.getInetAddress(),
+                    NetworkLog.REACHED);
             OutputStream up = s.getOutputStream();
             if (request.connect()) {
                 writeClient(ByteBuffer.wrap("HTTP/1.1 200 Connection Established\r\n\r\n"
@@ -286,44 +457,23 @@ public final class CommandProxy {
                 return;
             }
             // What the client sent after the head goes on as it is.
-            if (!send(up, head.rest(), entry)) {
+            if (!send(up, rest, entry)) {
                 return;
+            }
+            if (ended) {
+                s.shutdownOutput();
             }
             Thread down = new Thread(() -> pumpDown(s, entry), "toolyard-proxy-down");
             down.setDaemon(true);
             down.start();
-            pumpUp(up, entry);
+            if (!ended) {
+                pumpUp(up, entry);
+            }
             try {
                 down.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-
-        /** The request head, and what the client sent after it in the same reads. */
-        private record Head(byte[] head, byte[] rest) {}
-
-        /** Reads until the blank line; @return the head, or {@code null} (with {@code partial} set) if none */
-        private Head readHead(boolean[] partial) throws IOException {
-            ByteBuffer buf = ByteBuffer.allocate(ProxyRequest.MAX_HEAD_BYTES);
-            int scanned = 0;
-            while (buf.hasRemaining()) {
-                if (client.read(buf) < 0) {
-                    partial[0] = buf.position() > 0;
-                    return null;
-                }
-                lastActivity = System.nanoTime();
-                byte[] a = buf.array();
-                for (int i = Math.max(0, scanned - 3); i + 3 < buf.position(); i++) {
-                    if (a[i] == '\r' && a[i + 1] == '\n' && a[i + 2] == '\r' && a[i + 3] == '\n') {
-                        return new Head(java.util.Arrays.copyOfRange(a, 0, i + 4),
-                                java.util.Arrays.copyOfRange(a, i + 4, buf.position()));
-                    }
-                }
-                scanned = buf.position();
-            }
-            partial[0] = true;
-            return null;
         }
 
         private Socket connect(ProxyCheck.Allowed a) {
@@ -425,35 +575,93 @@ public final class CommandProxy {
             lastActivity = System.nanoTime();
         }
 
-        private void refuse(int code, String text, ProxyCheck.Refusal why, String detail) {
+        private static byte[] refusal(int code, String text, ProxyCheck.Refusal why, String detail) {
             byte[] body = (detail + "\n").getBytes(StandardCharsets.UTF_8);
             String head = "HTTP/1.1 " + code + " " + text + "\r\n"
                     + "X-Proxy-Error: " + why.wire + "\r\n"
                     + "Content-Type: text/plain; charset=utf-8\r\n"
                     + "Content-Length: " + body.length + "\r\n"
                     + "Connection: close\r\n\r\n";
+            byte[] h = head.getBytes(StandardCharsets.ISO_8859_1);
+            byte[] all = java.util.Arrays.copyOf(h, h.length + body.length);
+            System.arraycopy(body, 0, all, h.length, body.length);
+            return all;
+        }
+
+        /**
+         * Sends the refusal on the connection's thread, then hands the connection back to the reactor,
+         * which reads what the command still sends until it closes (or the idle timeout closes it), so
+         * that the refusal is not lost to a reset from unread input, without holding this thread.
+         */
+        private void refuse(int code, String text, ProxyCheck.Refusal why, String detail) {
             try {
-                writeClient(ByteBuffer.wrap(head.getBytes(StandardCharsets.ISO_8859_1)));
-                writeClient(ByteBuffer.wrap(body));
-                // Read what the command still sends until it closes (or the idle timeout closes it), so the
-                // refusal is not lost to a reset from unread input.
+                writeClient(ByteBuffer.wrap(refusal(code, text, why, detail)));
                 client.shutdownOutput();
-                ByteBuffer sink = ByteBuffer.allocate(BUFFER);
-                long drained = 0;
-                while (!closed && drained < ProxyRequest.MAX_HEAD_BYTES * 4L) {
-                    sink.clear();
-                    int n = client.read(sink);
-                    if (n < 0) {
-                        break;
-                    }
-                    drained += n;
-                    lastActivity = System.nanoTime();
-                }
             } catch (ClosedChannelException e) {
-                // The command went away first.
+                return; // the command went away first
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.DEBUG, "could not send the refusal", e);
+                return;
             }
+            draining = true;
+            session.toDrain.add(this);
+            session.selector.wakeup();
+        }
+
+        /** As {@link #refuse}, on the reactor, for a connection that never gets a thread. */
+        void refuseOnReactor(int code, String text, ProxyCheck.Refusal why, String detail) throws IOException {
+            ByteBuffer b = ByteBuffer.wrap(refusal(code, text, why, detail));
+            client.write(b); // a fresh socket's buffer takes a few hundred bytes at once
+            if (b.hasRemaining()) {
+                end();
+                return;
+            }
+            client.shutdownOutput();
+            draining = true;
+            startDraining();
+        }
+
+        /** On the reactor: registers a connection a thread refused, to be drained. */
+        void drainOnReactor() {
+            if (closed) {
+                end();
+                return;
+            }
+            try {
+                client.configureBlocking(false);
+            } catch (IOException | RuntimeException e) {
+                end();
+                return;
+            }
+            startDraining();
+        }
+
+        private void startDraining() {
+            if (session.open.size() > limits.maxConnections() + DRAINING_BEYOND_LIMIT) {
+                end(); // a flood: its refusals may be cut short, the JVM's descriptors are not spent
+                return;
+            }
+            try {
+                client.register(session.selector, SelectionKey.OP_READ, this);
+            } catch (IOException | RuntimeException e) {
+                end();
+            }
+        }
+
+        private void drainSome(ByteBuffer sink) {
+            sink.clear();
+            int n;
+            try {
+                n = client.read(sink);
+            } catch (IOException e) {
+                end();
+                return;
+            }
+            if (n < 0 || (drained += n) > DRAIN_BYTES) {
+                end();
+                return;
+            }
+            lastActivity = System.nanoTime();
         }
 
         void close() {
@@ -463,6 +671,12 @@ public final class CommandProxy {
             if (s != null) {
                 quietly(s);
             }
+        }
+
+        /** Closes both ends and forgets the connection. Idempotent; any thread. */
+        void end() {
+            close();
+            session.open.remove(this);
         }
     }
 

@@ -229,6 +229,101 @@ class CommandProxyTest {
     }
 
     @Test
+    void aConnectionThatNeverSendsItsRequestLineIsClosedAtTheIdleTimeout() throws IOException {
+        CommandProxy p = proxy(new CommandProxy.Limits(100, 1 << 20, Duration.ofMillis(200), Duration.ofSeconds(5), 16));
+        Path socket = dir.resolve("proxy.sock");
+        try (CommandProxy.Session s = p.open(socket);
+                SocketChannel silent = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            silent.connect(UnixDomainSocketAddress.of(socket));
+            // Blocks until the proxy closes it: nothing was sent, so nothing comes back but the end.
+            assertThat(silent.read(ByteBuffer.allocate(64))).isEqualTo(-1);
+            assertThat(s.openConnections()).isZero();
+            assertThat(sockets.attempts()).isEmpty();
+        }
+    }
+
+    private static long proxyThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().startsWith("toolyard-proxy"))
+                .count();
+    }
+
+    private static void awaitUntil(java.util.function.BooleanSupplier done, String what) {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Test
+    void silentConnectionsTieUpNoThreadAndAFloodPastTheLimitIsBoundedInThreadsAndDescriptors() throws IOException {
+        CommandProxy p = proxy(new CommandProxy.Limits(256, 1 << 20, Duration.ofSeconds(60), Duration.ofSeconds(5), 16));
+        Path socket = dir.resolve("proxy.sock");
+        awaitUntil(() -> proxyThreads() == 0, "the earlier tests' proxy threads ended");
+        long before = 0;
+        List<SocketChannel> clients = new java.util.ArrayList<>();
+        try (CommandProxy.Session s = p.open(socket)) {
+            for (int i = 0; i < 256; i++) {
+                SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
+                clients.add(c);
+                c.connect(UnixDomainSocketAddress.of(socket));
+            }
+            awaitUntil(() -> s.acceptedConnections() == 256, "the proxy accepted the 256 silent connections");
+            assertThat(s.openConnections()).isEqualTo(256);
+            assertThat(proxyThreads() - before).as("256 connections that send nothing: the reactor and the watchdog only")
+                    .isEqualTo(2);
+
+            // Past the limit: 2,000 more, each answered 429 on the reactor, never given a thread; the
+            // call holds at most its limit plus the drained spare.
+            int answered = 0;
+            for (int i = 0; i < 2000; i++) {
+                try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    c.connect(UnixDomainSocketAddress.of(socket));
+                    c.write(ByteBuffer.wrap("GET http://pypi.test/ HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)));
+                    ByteBuffer b = ByteBuffer.allocate(64);
+                    c.read(b);
+                    if (new String(b.array(), 0, b.position(), StandardCharsets.ISO_8859_1).startsWith("HTTP/1.1 429")) {
+                        answered++;
+                    }
+                    assertThat(proxyThreads() - before).isLessThanOrEqualTo(2);
+                    assertThat(s.openConnections()).isLessThanOrEqualTo(256 + CommandProxy.DRAINING_BEYOND_LIMIT + 1);
+                }
+            }
+            assertThat(answered).as("each refused connection got its answer before it was closed").isEqualTo(2000);
+            // The record counts requests the proxy answered; a connection that never sent one is in none.
+            assertThat(s.recordJson()).startsWith("{\"connections\":2000,\"refused\":2000,")
+                    .contains("\"outcome\":\"connection_limit\",\"connections\":2000");
+
+            // The silent ones still hold no thread; sending a head gives one its thread, and its check.
+            clients.get(0).write(ByteBuffer.wrap(("GET http://pypi.test:" + server.port() + "/simple/ HTTP/1.1\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1)));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            while (clients.get(0).read(b) >= 0) {
+                out.write(b.array(), 0, b.position());
+                b.clear();
+            }
+            assertThat(out.toString(StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 200 OK").endsWith("hello from pypi.test");
+        } finally {
+            for (SocketChannel c : clients) {
+                c.close();
+            }
+        }
+        awaitUntil(() -> proxyThreads() <= before, "the closed session's threads ended");
+        // The JVM and the proxy survived: the next call is served as ever.
+        try (CommandProxy.Session s = p.open(socket)) {
+            assertThat(get(socket, "pypi.test:" + server.port())).startsWith("HTTP/1.1 200 OK");
+        }
+    }
+
+    @Test
     void manyDestinationsAreCountedNotListed() throws IOException {
         CommandProxy p = proxy(new CommandProxy.Limits(100, 1 << 20, Duration.ofSeconds(30), Duration.ofSeconds(5), 2));
         Path socket = dir.resolve("proxy.sock");

@@ -6,6 +6,7 @@ import dev.toolyard.ToolArgs;
 import dev.toolyard.ToolContext;
 import dev.toolyard.ToolHandler;
 import dev.toolyard.ToolOutput;
+import dev.toolyard.builtins.CommandNetwork;
 import dev.toolyard.builtins.HttpEgress;
 import dev.toolyard.spi.Json;
 import dev.toolyard.spi.Text;
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -148,6 +150,20 @@ public final class ContractRuntime {
      * @return the handler to register
      */
     public ToolHandler command(IsolatedRunner runner, List<String> limitsPrefix) {
+        return command(runner, limitsPrefix, null);
+    }
+
+    /**
+     * The handler of a command contract whose command has network through {@code network}: the proxy
+     * variables are added to {@link #ENV}, the destinations it reached or was refused are listed in the
+     * envelope's {@code network} and kept with the call's record.
+     *
+     * @param runner the sandbox
+     * @param limitsPrefix {@code prlimit ... --} for {@code [tool.limits]}, or empty
+     * @param network the command's network; {@code null} for none
+     * @return the handler to register
+     */
+    public ToolHandler command(IsolatedRunner runner, List<String> limitsPrefix, CommandNetwork network) {
         return (toolArgs, context) -> {
             Prepared p;
             try {
@@ -160,15 +176,33 @@ public final class ContractRuntime {
             Instant started = context.clock().instant();
             Duration timeout = Duration.ofSeconds(manifest.tool().timeoutSeconds());
             Duration outer = context.timeout().plus(SANDBOX_MARGIN);
-            SubprocessResult r = runner.runIsolated(argv, context.workspace(), timeout.compareTo(outer) < 0 ? timeout : outer,
-                    ENV);
+            Duration deadline = timeout.compareTo(outer) < 0 ? timeout : outer;
+            CommandNetwork.Run networked = null;
+            SubprocessResult r;
+            if (network == null) {
+                r = runner.runIsolated(argv, context.workspace(), deadline, ENV);
+            } else {
+                Optional<String> unavailable = runner.proxyRouteUnavailable();
+                if (unavailable.isPresent()) {
+                    return ToolOutput.refused(Reason.ISOLATION_UNAVAILABLE, "network for commands is unavailable on this"
+                            + " host: " + unavailable.get());
+                }
+                networked = network.runIsolated(runner, argv, context.workspace(), deadline, ENV);
+                r = networked.result();
+            }
             Instant ended = context.clock().instant();
             ObjectNode envelope = envelope(r.timedOut() ? "timeout" : r.exitCode() == 0 ? "success" : "error", started, ended);
             ArrayNode a = envelope.putArray("argv");
             argv.forEach(a::add);
             envelope.put("exit_code", r.exitCode());
             envelope.put("tier", r.tier().wireName());
-            return finish(envelope, r.stdout(), r.outputTruncated(), r.stderr(), r.exitCode() == 0 && !r.timedOut());
+            if (networked == null) {
+                return finish(envelope, r.stdout(), r.outputTruncated(), r.stderr(), r.exitCode() == 0 && !r.timedOut());
+            }
+            ArrayNode lines = envelope.putArray("network");
+            networked.lines().forEach(lines::add);
+            return finish(envelope, r.stdout(), r.outputTruncated(), r.stderr(), r.exitCode() == 0 && !r.timedOut())
+                    .withNetworkRecord(networked.recordJson());
         };
     }
 

@@ -70,10 +70,17 @@ public final class ContainerCommand {
      * Every flag {@code runsc} is given (each as {@code --runtime-flag F}), the one place they are
      * named: it refuses to run with its own network on in the host's network namespace
      * ({@code network=none}), and it silently drops the seccomp profile unless told to apply it
-     * ({@code oci-seccomp}). A bound unix socket would further need {@code host-uds=open}, which is
-     * not given: no socket is bound into a command's sandbox.
+     * ({@code oci-seccomp}). A run with network adds {@link #GVISOR_NETWORK_RUNTIME_FLAG}.
      */
     public static final List<String> GVISOR_RUNTIME_FLAGS = List.of("network=none", "oci-seccomp");
+
+    /**
+     * The flag {@code runsc} is given only for a run with network ({@link BindSet#network()}): the relay
+     * connects to the proxy's bound unix socket, which gVisor refuses ("operation not permitted") unless
+     * host sockets may be opened. {@code open} is the narrowest value that allows it: connecting to a
+     * host socket a bind exposes, never creating one ({@code create}, {@code all}).
+     */
+    public static final String GVISOR_NETWORK_RUNTIME_FLAG = "host-uds=open";
 
     /**
      * Host threads gVisor's runtime may use per process of the command, on top of
@@ -220,6 +227,10 @@ public final class ContainerCommand {
                 for (String flag : GVISOR_RUNTIME_FLAGS) {
                     a.add("--runtime-flag");
                     a.add(flag);
+                }
+                if (binds.network().isPresent()) {
+                    a.add("--runtime-flag");
+                    a.add(GVISOR_NETWORK_RUNTIME_FLAG);
                 }
             }
         }

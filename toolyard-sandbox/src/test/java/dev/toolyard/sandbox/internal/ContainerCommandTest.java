@@ -79,6 +79,25 @@ class ContainerCommandTest {
     }
 
     @Test
+    void underGvisorOnlyARunWithNetworkMayOpenHostUnixSocketsAndOnlyOpenNotCreate() {
+        BindSet networked = BINDS.withNetwork(new BindSet.Network(Path.of("/run/ty/toolyard-relay"), Path.of("/run/ty/net-1")));
+        List<String> offline = run(GVISOR);
+        List<String> online = ContainerCommand.run(GVISOR, "localhost/skeleton:1", "toolyard-abc", DEBIAN, LIMITS, networked,
+                Map.of("PATH", "/usr/bin"), List.of("true"), Duration.ofMillis(1500), AS_SANDBOX_UID);
+        List<String> container = ContainerCommand.run(PODMAN, "localhost/skeleton:1", "toolyard-abc", DEBIAN, LIMITS,
+                networked, Map.of("PATH", "/usr/bin"), List.of("true"), Duration.ofMillis(1500), AS_SANDBOX_UID);
+
+        assertThat(offline).as("a gVisor run without network gets no host-uds flag at all")
+                .noneMatch(arg -> arg.contains("host-uds"));
+        assertThat(indexOf(online, "--runtime-flag", "network=none", "--runtime-flag", "oci-seccomp", "--runtime-flag",
+                "host-uds=open")).isPositive();
+        assertThat(online).filteredOn(arg -> arg.contains("host-uds")).containsExactly("host-uds=open");
+        assertThat(online).contains("--network=none", "type=bind,source=/run/ty/net-1,destination=/toolyard-net,readonly");
+        assertThat(container).as("runc needs no such flag").noneMatch(arg -> arg.contains("host-uds"))
+                .doesNotContain("--runtime-flag");
+    }
+
+    @Test
     void memoryAndProcessesAreHeldByTheEngineAndTheRestByPrlimitInside() {
         List<String> a = run(PODMAN);
 
