@@ -226,7 +226,7 @@ public final class ToolExecutor implements AutoCloseable {
                 return refuseUnlooked(request, context, Reason.ROUND_LIMIT, overLimit);
             }
             return execute(request, context);
-        }, observers::carry, handsOff(calls));
+        }, observers::carry, count > 1 && handsOff(calls)); // one call has no lanes to start
         return List.of(results);
     }
 

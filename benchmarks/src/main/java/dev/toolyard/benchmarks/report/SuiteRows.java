@@ -30,14 +30,13 @@ final class SuiteRows {
                     "a parked worker's wake-up; the raw baseline may find its worker still spinning (open item 2)"),
             new Row("execute.default.langchain4j", "execute, no-op cooperative tool, default mode (BY_TOOL), vs LangChain4j DefaultToolExecutor",
                     CALLER + "toolyardDefault", CALLER + "langchain4j", Metric.SCORE,
-                    List.of(new RatioAtMost(2, false)), null,
+                    List.of(new RatioAtMost(1.5, false)), null,
                     "LangChain4j parses and binds only; ToolYard also validates, digests, clips and records twice"),
             new Row("allocation.default", "bytes per execute, cooperative tool, default mode, vs LangChain4j",
                     CALLER + "toolyardDefault", CALLER + "langchain4j", Metric.ALLOCATION,
-                    List.of(new AtMost(1536, "B/op")), null,
-                    "Jackson's readTree of the arguments alone allocates 1,040 B (parser, contexts, tree), the SHA-256"
-                            + " text 336 B, the call id 112 B; the hand-offs, record, result and store entries the rest"
-                            + " (measured one by one, 2026-12-01)"),
+                    List.of(new AtMost(1096, "B/op")), null,
+                    "what is left is what a call is: its id and digest texts, the argument tree, the record, the"
+                            + " mark, the result and the store's entries (measured one by one, 2026-12-02)"),
             new Row("execute.observed", "execute, default mode, one no-op observer vs none (report)",
                     CALLER + "toolyardObserved", CALLER + "toolyardDefault", Metric.SCORE, List.of(), null, null),
             new Row("execute.handoff.direct", "execute, default mode, vs a direct handler call (report)",
