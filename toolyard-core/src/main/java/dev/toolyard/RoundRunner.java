@@ -65,7 +65,7 @@ final class RoundRunner implements AutoCloseable {
      * @param threads makes helper lane threads
      */
     RoundRunner(int parallelism, int maxLanes, ThreadFactory threads) {
-        this(parallelism, maxLanes, threads, RoundWatch.STALL_NANOS);
+        this(parallelism, maxLanes, threads, RoundWatch.STALL_NANOS, RoundWatch.KEEP_ALIVE_NANOS);
     }
 
     /**
@@ -74,12 +74,14 @@ final class RoundRunner implements AutoCloseable {
      * @param threads makes helper lane threads
      * @param stallNanos how long the caller's lane may sit in one call before a round that does not hand
      *     off fans out; {@link RoundWatch#STALL_NANOS} but in tests
+     * @param watchKeepAliveNanos how long the watch's thread stays parked with no round before it ends;
+     *     {@link RoundWatch#KEEP_ALIVE_NANOS} but in tests
      */
-    RoundRunner(int parallelism, int maxLanes, ThreadFactory threads, long stallNanos) {
+    RoundRunner(int parallelism, int maxLanes, ThreadFactory threads, long stallNanos, long watchKeepAliveNanos) {
         this.parallelism = parallelism;
         this.laneSlots = new HandlerSlots(maxLanes, maxLanes);
         this.lanes = new WorkerPool(threads);
-        this.watch = new RoundWatch(WATCH_THREAD, stallNanos);
+        this.watch = new RoundWatch(WATCH_THREAD, stallNanos, watchKeepAliveNanos);
     }
 
     /**
@@ -152,6 +154,11 @@ final class RoundRunner implements AutoCloseable {
             throw err;
         }
         return results;
+    }
+
+    /** @return whether the round watch has a live thread now */
+    boolean watchAlive() {
+        return watch.threadAlive();
     }
 
     /** @return the helper lanes alive now, busy or idle */

@@ -15,7 +15,8 @@ import java.util.concurrent.locks.LockSupport;
  * to take, it fans that round out to its helper lanes. A round of calls that do not wait thus never leaves
  * its caller's thread and pays no hand-off; a round whose calls wait gets its lanes within about a poll
  * of the first wait. Once no round has been open for {@link #IDLE_POLLS} polls, the thread parks until
- * the next round (the one moment a caller pays a wake-up). Lock-free; thread-safe.
+ * the next round (the one moment a caller pays a wake-up); parked for {@link #KEEP_ALIVE_NANOS} it ends,
+ * and the next round starts another, so an idle executor holds no thread. Lock-free; thread-safe.
  */
 final class RoundWatch {
     /** By default, how long a caller's lane may sit in one call before its round's helper lanes start. */
@@ -25,8 +26,13 @@ final class RoundWatch {
     /** Polls with no open round before the thread parks until the next round. */
     static final int IDLE_POLLS = 200;
 
-    private static final int AWAKE = 0;
-    private static final int PARKED = 1;
+    /** How long the thread stays parked with no round before it ends (the next round starts another). */
+    static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    /** No thread: none started yet, or the last one ended idle. */
+    private static final int ENDED = 0;
+    private static final int AWAKE = 1;
+    private static final int PARKED = 2;
 
     /** A round as the watch sees it. */
     interface Watched {
@@ -46,75 +52,90 @@ final class RoundWatch {
 
     private final ThreadFactory threads;
     private final long stallNanos;
+    private final long keepAliveNanos;
     private final ConcurrentLinkedQueue<Watched> open = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger state = new AtomicInteger(AWAKE);
-    private final Object startLock = new Object();
+    private final AtomicInteger state = new AtomicInteger(ENDED);
     private volatile Thread thread;
     private volatile boolean closed;
 
     /**
-     * @param threads makes the watch's one thread
+     * @param threads makes the watch's thread
      * @param stallNanos how long a caller's lane may sit in one call before its round fans out;
      *     {@link #STALL_NANOS} but in tests
+     * @param keepAliveNanos how long the thread stays parked with no round before it ends;
+     *     {@link #KEEP_ALIVE_NANOS} but in tests
      */
-    RoundWatch(ThreadFactory threads, long stallNanos) {
+    RoundWatch(ThreadFactory threads, long stallNanos, long keepAliveNanos) {
         this.threads = threads;
         this.stallNanos = stallNanos;
+        this.keepAliveNanos = keepAliveNanos;
+    }
+
+    /** @return whether the watch has a live thread now */
+    boolean threadAlive() {
+        Thread t = thread;
+        return t != null && t.isAlive();
     }
 
     /**
      * Watches {@code round} until it has no call left to take or has fanned out.
      *
      * @param round the round; its caller's lane is about to take its first call
-     * @return whether the round is watched; {@code false} when the watch is closed or has no thread, and the
-     *     round then runs on the lanes it has
+     * @return whether the round is watched; {@code false} when the watch is closed or can get no thread, and
+     *     the round must then start its lanes itself
      */
     boolean watch(Watched round) {
         if (closed) {
             return false;
         }
-        Thread t = thread;
-        if (t == null) {
-            t = start();
-            if (t == null) {
+        open.add(round);
+        // After the add: a thread that parked before seeing it is woken; one that ended is replaced.
+        while (true) {
+            int s = state.get();
+            if (s == AWAKE) {
+                return true;
+            }
+            if (s == PARKED) {
+                if (state.compareAndSet(PARKED, AWAKE)) {
+                    LockSupport.unpark(thread);
+                    return true;
+                }
+            } else if (state.compareAndSet(ENDED, AWAKE)) {
+                if (start()) {
+                    return true;
+                }
+                state.set(ENDED);
+                open.remove(round);
                 return false;
             }
         }
-        open.add(round);
-        // After the add: a watch thread that parked before seeing it is woken; one that saw it stays up.
-        if (state.get() == PARKED && state.compareAndSet(PARKED, AWAKE)) {
-            LockSupport.unpark(t);
-        }
-        return true;
     }
 
-    private Thread start() {
-        synchronized (startLock) { // once per executor
-            if (thread == null && !closed) {
-                Thread t;
-                try {
-                    t = threads.newThread(this::run);
-                } catch (RuntimeException e) {
-                    return null;
-                }
-                if (t == null) {
-                    return null;
-                }
-                t.setDaemon(true);
-                t.start();
-                thread = t;
-            }
-            return closed ? null : thread;
+    /** Starts the watch's thread; called by the one caller that moved the state from ENDED. */
+    private boolean start() {
+        Thread t;
+        try {
+            t = threads.newThread(this::run);
+        } catch (RuntimeException e) {
+            return false;
         }
+        if (t == null) {
+            return false;
+        }
+        t.setDaemon(true);
+        thread = t;
+        try {
+            t.start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            return false;
+        }
+        return true;
     }
 
     /** Ends the watch's thread; rounds still open finish on the lanes they have. Idempotent. */
     void close() {
         closed = true;
-        Thread t;
-        synchronized (startLock) {
-            t = thread;
-        }
+        Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);
         }
@@ -150,10 +171,15 @@ final class RoundWatch {
             idle = 0;
             state.set(PARKED);
             // After publishing PARKED: a round added before it is seen here, one added after wakes this thread.
+            long parkedAt = System.nanoTime();
             while (open.isEmpty() && !closed && state.get() == PARKED) {
-                LockSupport.park(this);
+                LockSupport.parkNanos(this, keepAliveNanos);
+                if (System.nanoTime() - parkedAt >= keepAliveNanos && open.isEmpty()
+                        && state.compareAndSet(PARKED, ENDED)) {
+                    return; // idle a minute: the next round starts a new thread
+                }
             }
-            state.set(AWAKE);
+            state.compareAndSet(PARKED, AWAKE);
         }
         open.clear();
     }

@@ -38,7 +38,7 @@ class RoundLanesTest {
 
     @Test
     void aRoundWhoseCallsNeverStallRunsWhollyOnTheCallersThreadAndStartsNoLane() {
-        runner = new RoundRunner(8, 8, RoundRunner.LANE_THREADS, NEVER);
+        runner = new RoundRunner(8, 8, RoundRunner.LANE_THREADS, NEVER, RoundWatch.KEEP_ALIVE_NANOS);
         List<Thread> ranOn = new CopyOnWriteArrayList<>();
 
         for (int round = 0; round < 200; round++) {
@@ -55,7 +55,7 @@ class RoundLanesTest {
 
     @Test
     void aRoundWhoseCallerStallsInACallFansOutBehindItUpToItsParallelism() throws Exception {
-        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, RoundWatch.STALL_NANOS);
+        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, RoundWatch.STALL_NANOS, RoundWatch.KEEP_ALIVE_NANOS);
         CyclicBarrier together = new CyclicBarrier(4); // only four calls in flight at once pass it
         Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
 
@@ -72,7 +72,7 @@ class RoundLanesTest {
 
     @Test
     void aRoundThatHandsOffStartsItsLanesAtOnceWithoutWaitingForAStall() throws Exception {
-        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, NEVER);
+        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, NEVER, RoundWatch.KEEP_ALIVE_NANOS);
         CyclicBarrier together = new CyclicBarrier(4);
 
         ToolResult[] results = runner.run(4, i -> {
@@ -85,7 +85,7 @@ class RoundLanesTest {
 
     @Test
     void carryIsAppliedOnTheCallersThreadOncePerHelperLaneAndItsTaskRunsTheLane() {
-        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, RoundWatch.STALL_NANOS);
+        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, RoundWatch.STALL_NANOS, RoundWatch.KEEP_ALIVE_NANOS);
         ThreadLocal<String> trace = new ThreadLocal<>();
         trace.set("caller's trace");
         List<Thread> carriedOn = new CopyOnWriteArrayList<>();
@@ -117,7 +117,7 @@ class RoundLanesTest {
     @Test
     void everyCallRunsEvenAfterOneThrowsAndTheFirstThrowIsTheRoundsOnEitherPath() {
         for (int parallelism : new int[] {1, 4}) {
-            runner = new RoundRunner(parallelism, 8, RoundRunner.LANE_THREADS, NEVER);
+            runner = new RoundRunner(parallelism, 8, RoundRunner.LANE_THREADS, NEVER, RoundWatch.KEEP_ALIVE_NANOS);
             AtomicInteger ran = new AtomicInteger();
 
             assertThatThrownBy(() -> runner.run(6, i -> {
@@ -130,6 +130,26 @@ class RoundLanesTest {
 
             assertThat(ran).as("parallelism " + parallelism).hasValue(6);
             runner.close();
+        }
+    }
+
+    @Test
+    void anIdleWatchEndsItsThreadAndTheNextRoundStartsAnotherThatStillFansOut() throws Exception {
+        runner = new RoundRunner(4, 8, RoundRunner.LANE_THREADS, RoundWatch.STALL_NANOS, Duration.ofMillis(1).toNanos());
+        for (int round = 0; round < 3; round++) {
+            CyclicBarrier together = new CyclicBarrier(4);
+
+            ToolResult[] results = runner.run(4, i -> {
+                await(together);
+                return OK;
+            }, UnaryOperator.identity(), false);
+
+            assertThat(results).doesNotContainNull();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (runner.watchAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(runner.watchAlive()).as("the idle watch's thread ended").isFalse();
         }
     }
 
