@@ -4,10 +4,7 @@ import dev.toolyard.spi.Json;
 import dev.toolyard.internal.JsonValues;
 import dev.toolyard.spi.Text;
 import dev.toolyard.spi.ToolCallEvent;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -50,9 +47,8 @@ final class Call {
         this.context = context;
         this.startNanos = System.nanoTime();
         this.startedAt = context.clock().instant();
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        this.callId = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
-                (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
+        CallText scratch = CallText.local();
+        this.callId = scratch.randomId();
         this.displayName = Text.clip(request.name(), MAX_NAME_CHARS);
         this.agent = context.agent().orElse("");
         this.requestCallId = request.callId().isPresent() ? Text.clip(request.callId().get(), MAX_NAME_CHARS) : "";
@@ -73,9 +69,8 @@ final class Call {
         this.argumentsText = text;
         this.preParsed = node;
         this.notJson = problem;
-        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-        this.argumentBytes = utf8.length;
-        this.digest = Text.sha256(utf8);
+        this.digest = scratch.sha256OfUtf8(text);
+        this.argumentBytes = scratch.utf8Length();
     }
 
     /**

@@ -20,10 +20,18 @@ final class CapacityCheck implements Check<ContainedArgs, Admitted> {
         return 7;
     }
 
+    /**
+     * @param spec a tool's spec
+     * @return whether its handler runs on the caller's thread under this executor's mode
+     */
+    boolean onCallersThread(ToolSpec spec) {
+        return mode == HandlerMode.CALLER_THREAD || (mode == HandlerMode.BY_TOOL && spec.cooperative());
+    }
+
     @Override
     public Admitted apply(ContainedArgs in) {
         ToolSpec spec = in.tool().spec();
-        if (mode == HandlerMode.CALLER_THREAD || (mode == HandlerMode.BY_TOOL && spec.cooperative())) {
+        if (onCallersThread(spec)) {
             return new Admitted(in, true, null);
         }
         HandlerSlots.Slot slot = slots.acquire(spec.name());

@@ -1,5 +1,6 @@
 package dev.toolyard;
 
+import dev.toolyard.internal.ArgumentsTree;
 import dev.toolyard.internal.CompiledSchema;
 import dev.toolyard.spi.Json;
 import dev.toolyard.internal.NetworkntFallback;
@@ -12,6 +13,9 @@ import tools.jackson.databind.node.ObjectNode;
  * Position 3: the arguments must be a JSON object within the size limit, parse (duplicate keys, trailing
  * data and excess depth refused), and satisfy the tool's schema ({@code args_invalid}, the first
  * violation in the detail). Immutable; thread-safe.
+ *
+ * <p>A plain document is read by {@link ArgumentsTree} into the tree Jackson would build; anything else,
+ * every refusal included, is read by Jackson itself ({@code ArgumentsTreeDifferentialFuzzTest}).
  *
  * <p>The schema is judged by {@link CompiledSchema} when it stays inside the closed subset tools use, by
  * networknt otherwise; {@code CompiledSchemaDifferentialFuzzTest} keeps the two in agreement.
@@ -46,6 +50,9 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
                     "arguments are " + call.argumentBytes + " bytes, over the limit of " + maxArgumentBytes);
         }
         ObjectNode arguments = call.preParsed;
+        if (arguments == null) {
+            arguments = ArgumentsTree.read(call.argumentsText); // the plain documents models send
+        }
         if (arguments == null) {
             JsonNode parsed;
             try {

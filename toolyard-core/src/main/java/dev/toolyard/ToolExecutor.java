@@ -66,6 +66,8 @@ public final class ToolExecutor implements AutoCloseable {
     private static final ToolCallRequest NO_REQUEST = ToolCallRequest.of("", "");
 
     private final Walk<Call, Admitted> checks;
+    private final ToolRegistry registry;
+    private final CapacityCheck capacity;
     private final CallRecorder recorder;
     private final HandlerRunner runner;
     private final WorkerPool workers;
@@ -77,6 +79,8 @@ public final class ToolExecutor implements AutoCloseable {
 
     private ToolExecutor(Builder b) {
         IsolationTier hostTier = b.paths instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
+        this.registry = b.registry;
+        this.capacity = new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode);
         // round_limit comes before this walk: executeRound refuses calls past the limit unlooked-up.
         this.checks = Walk.first(new RegistryCheck(b.registry))    // unknown_tool
                 .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations))) // budget_exhausted
@@ -85,7 +89,7 @@ public final class ToolExecutor implements AutoCloseable {
                 .then(new EgressCheck())                             // egress_not_permitted
                 .then(new ContainmentCheck(b.paths, hostTier))       // isolation_unavailable, path_escape
                 .then(new PolicyCheck(b.policyGate))                 // the application's gate, e.g. policy_denied
-                .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)) // tool_saturated
+                .then(capacity)                                      // tool_saturated
                 .then(b.approval());                                 // approval_denied, approval_timeout
         this.observers = new Observers(b.observers, hostTier);
         this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
@@ -212,9 +216,7 @@ public final class ToolExecutor implements AutoCloseable {
         if (count == 0) {
             return List.of();
         }
-        String overLimit = "this round asked for " + count + " calls; at most " + maxCallsPerRound
-                + " run in one round and the first " + maxCallsPerRound + " did: ask for this call again in a"
-                + " later round, with fewer calls per round";
+        String overLimit = count > maxCallsPerRound ? overLimit(count) : null;
         ToolResult[] results = rounds.run(count, i -> {
             if (!(calls[i] instanceof ToolCallRequest request)) {
                 return refuseUnlooked(NO_REQUEST, context, Reason.UNKNOWN_TOOL,
@@ -224,8 +226,30 @@ public final class ToolExecutor implements AutoCloseable {
                 return refuseUnlooked(request, context, Reason.ROUND_LIMIT, overLimit);
             }
             return execute(request, context);
-        }, observers::carry);
+        }, observers::carry, count > 1 && handsOff(calls)); // one call has no lanes to start
         return List.of(results);
+    }
+
+    private String overLimit(int count) {
+        return "this round asked for " + count + " calls; at most " + maxCallsPerRound
+                + " run in one round and the first " + maxCallsPerRound + " did: ask for this call again in a"
+                + " later round, with fewer calls per round";
+    }
+
+    /**
+     * @return whether a call of the round that will run names a tool whose handler is handed off, so the
+     *     round's lanes will wait and start at once; a round of calls on the caller's thread starts alone
+     */
+    private boolean handsOff(Object[] calls) {
+        for (int i = 0, n = Math.min(calls.length, maxCallsPerRound); i < n; i++) {
+            if (calls[i] instanceof ToolCallRequest request) {
+                Tool tool = registry.get(request.name());
+                if (tool != null && !capacity.onCallersThread(tool.spec())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

@@ -24,11 +24,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A round of 8 calls of the no-op cooperative tool through {@code executeRound} (default options: 8 lanes,
- * the caller's thread and 7 helper lanes) beside the same 8 calls made one after another with
- * {@code execute} on one thread. A report row: on 2 cores a round of calls this cheap costs more than it
- * saves (handing calls to lanes and waiting for them), which is what the row shows; a round pays off
- * when its calls wait (I/O, a sandbox, a human).
+ * A round of 8 calls of the no-op cooperative tool through {@code executeRound} (default options: up to 8
+ * lanes, the caller's thread and 7 helper lanes) beside the same 8 calls made one after another with
+ * {@code execute} on one thread, and a round of one call beside one {@code execute}. Cooperative calls that
+ * do not wait never leave the caller's thread (helper lanes start only once a call stalls), so a round
+ * should cost what its calls cost: targets 1.5x and 1.1x.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,6 +44,7 @@ public class RoundBenchmark {
     private ToolExecutor executor;
     private ToolCallRequest request;
     private List<ToolCallRequest> round;
+    private List<ToolCallRequest> single;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -51,6 +52,7 @@ public class RoundBenchmark {
         context = ToolContext.of("bench", SandboxPaths.of(root));
         request = ToolCallRequest.of(NoteTool.NAME, NoteTool.ARGUMENTS);
         round = Collections.nCopies(CALLS, request);
+        single = List.of(request);
         executor = ExecutorFixture.builder(NoteTool.cooperativeSpec(), NoteTool.HANDLER, new DrainedInMemoryStore())
                 .build();
         for (ToolResult r : roundOfEight()) {
@@ -59,6 +61,8 @@ public class RoundBenchmark {
         for (ToolResult r : eightSequential()) {
             NoteCallState.expect(r, ToolStatus.OK, null);
         }
+        NoteCallState.expect(roundOfOne().get(0), ToolStatus.OK, null);
+        NoteCallState.expect(oneExecute(), ToolStatus.OK, null);
     }
 
     @TearDown(Level.Trial)
@@ -71,6 +75,18 @@ public class RoundBenchmark {
     @Benchmark
     public List<ToolResult> roundOfEight() {
         return executor.executeRound(round, context);
+    }
+
+    /** The figure of a turn with one call: a round of it. */
+    @Benchmark
+    public List<ToolResult> roundOfOne() {
+        return executor.executeRound(single, context);
+    }
+
+    /** The baseline of a turn with one call: the call itself. */
+    @Benchmark
+    public ToolResult oneExecute() {
+        return executor.execute(request, context);
     }
 
     /** The baseline: the same 8 calls, one after another on the caller's thread. */

@@ -38,7 +38,8 @@ public interface ToolCallObserver {
      * Carries what this observer reads from the calling thread, such as the OpenTelemetry context its
      * spans join, over to another thread that will run calls. It is called on the thread handing the
      * work over, before it is handed; the task it returns runs on the other thread. The executor calls
-     * it for each helper lane of {@code executeRound}, and {@link dev.toolyard.ToolExecutor#carry} for an
+     * it for each helper lane of {@code executeRound} (at the round's start, once for each lane the round may
+     * start, whether or not the round then needs it), and {@link dev.toolyard.ToolExecutor#carry} for an
      * adapter whose framework runs a turn on a thread of its own. What it throws is logged and ignored,
      * and the task then runs as it was given.
      *

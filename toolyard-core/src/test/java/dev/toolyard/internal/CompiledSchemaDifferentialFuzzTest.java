@@ -23,7 +23,8 @@ import tools.jackson.databind.node.ObjectNode;
  * types, numbers at and past the bounds, {@code 1e400}, numbers beyond {@code long}, surrogate pairs,
  * undeclared and missing properties, a pattern that backtracks past its budget), some of them with
  * their numbers as the long, {@code BigInteger} and {@code BigDecimal} nodes that arguments given as a
- * Java map become.
+ * Java map become. Each document is read as the executor reads it, by {@link ArgumentsTree} where it
+ * answers (its tree must equal Jackson's) and by Jackson where it declines, and that tree is judged.
  *
  * <p>Runs its seed corpus (under src/test/resources) in every build; fuzz longer on demand with
  * {@code JAZZER_FUZZ=1 mvn -pl toolyard-core test -Dtest=CompiledSchemaDifferentialFuzzTest}.
@@ -71,7 +72,15 @@ class CompiledSchemaDifferentialFuzzTest {
         int documents = 1 + data.consumeInt(0, 5);
         for (int i = 0; i < documents; i++) {
             String argumentsText = g.instance(model, 0);
-            JsonNode arguments = Json.MAPPER.readTree(argumentsText);
+            JsonNode jackson = Json.MAPPER.readTree(argumentsText);
+            // The tree the executor judges: the fast reader's where it answers, Jackson's where it declines.
+            ObjectNode streamed = ArgumentsTree.read(argumentsText);
+            if (streamed != null) {
+                ArgumentsTreeDifferentialFuzzTest.assertSameTree(streamed, jackson, argumentsText);
+                assertThat(compiled.get().firstViolation(streamed)).as("schema %s%narguments %s (fast reader's tree)",
+                        schemaText, argumentsText).isEqualTo(NetworkntValidation.firstViolation(validator, jackson));
+            }
+            JsonNode arguments = streamed != null ? streamed : jackson;
             if (g.chance(20)) {
                 // As JsonValues builds them from a Map: long, BigInteger and BigDecimal nodes.
                 arguments = g.retype(arguments);
