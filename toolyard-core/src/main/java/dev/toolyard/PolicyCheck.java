@@ -15,9 +15,11 @@ final class PolicyCheck implements Check<ContainedArgs, ContainedArgs> {
     static final Reason POLICY_ERROR = Reason.declare("policy_error", ToolStatus.REFUSED);
 
     private final PolicyGate gate;
+    private final ToolRegistry registry;
 
-    PolicyCheck(PolicyGate gate) {
+    PolicyCheck(PolicyGate gate, ToolRegistry registry) {
         this.gate = gate;
+        this.registry = registry;
     }
 
     @Override
@@ -42,6 +44,10 @@ final class PolicyCheck implements Check<ContainedArgs, ContainedArgs> {
             return call.refuse(POLICY_ERROR, "the policy gate gave no verdict");
         }
         if (verdict.refuses()) {
+            if (registry.collision(verdict.reason()).isPresent()) {
+                return call.refuse(POLICY_ERROR, "the policy gate refused with reason '" + verdict.reason().wireName()
+                        + "', which another owner in the registry declared with another status");
+            }
             return call.refuse(verdict.reason(), verdict.detail());
         }
         call.shadowDenial = verdict.shadowDenial();

@@ -76,19 +76,19 @@ public final class ToolExecutor implements AutoCloseable {
     private volatile boolean closed;
 
     private ToolExecutor(Builder b) {
-        IsolationTier hostTier = b.paths instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
+        IsolationTier hostTier = b.pathPolicy instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
         // round_limit comes before this walk: executeRound refuses calls past the limit unlooked-up.
         this.checks = Walk.first(new RegistryCheck(b.registry))    // unknown_tool
                 .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations))) // budget_exhausted
                 .then(new AllowlistCheck(b.allowlist))               // not_allowlisted, not_approved
                 .then(new SchemaCheck(b.maxArgumentBytes))           // args_invalid
                 .then(new EgressCheck())                             // egress_not_permitted
-                .then(new ContainmentCheck(b.paths, hostTier))       // isolation_unavailable, path_escape
-                .then(new PolicyCheck(b.policyGate))                 // the application's gate, e.g. policy_denied
+                .then(new ContainmentCheck(b.pathPolicy, hostTier))       // isolation_unavailable, path_escape
+                .then(new PolicyCheck(b.policyGate, b.registry))                 // the application's gate, e.g. policy_denied
                 .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)) // tool_saturated
                 .then(b.approval());                                 // approval_denied, approval_timeout
         this.observers = new Observers(b.observers, hostTier);
-        this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
+        this.recorder = new CallRecorder(b.registry, b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
         this.workers = new WorkerPool(b.threads);
         this.runner = new HandlerRunner(workers);
         // A round never holds more handler slots than one tool may have, so a round alone cannot saturate a tool.
@@ -145,14 +145,14 @@ public final class ToolExecutor implements AutoCloseable {
 
     /**
      * @param registry the tools; never {@code null}
-     * @param sandbox the containment port: a {@link PathContainment}, or a whole
+     * @param pathPolicy the containment port: a {@link PathContainment}, or a whole
      *     {@link dev.toolyard.spi.Sandbox} such as {@code TieredSandbox}, whose isolation tier then decides
      *     whether tools that require isolation may run (with only a path policy they are refused);
      *     never {@code null}
      * @return a builder; {@link Builder#allowlist} and {@link Builder#store} are required
      */
-    public static Builder builder(ToolRegistry registry, PathPolicy sandbox) {
-        return new Builder(registry, sandbox);
+    public static Builder builder(ToolRegistry registry, PathPolicy pathPolicy) {
+        return new Builder(registry, pathPolicy);
     }
 
     /**
@@ -292,7 +292,7 @@ public final class ToolExecutor implements AutoCloseable {
      */
     public static final class Builder {
         private final ToolRegistry registry;
-        private final PathPolicy paths;
+        private final PathPolicy pathPolicy;
         private final List<ToolCallObserver> observers = new ArrayList<>();
         private PolicyGate policyGate;
         private Set<String> allowlist;
@@ -312,9 +312,9 @@ public final class ToolExecutor implements AutoCloseable {
         private Duration budgetRetention = DEFAULT_BUDGET_RETENTION;
         private int maxBudgetedInvocations = DEFAULT_MAX_BUDGETED_INVOCATIONS;
 
-        private Builder(ToolRegistry registry, PathPolicy paths) {
+        private Builder(ToolRegistry registry, PathPolicy pathPolicy) {
             this.registry = Objects.requireNonNull(registry, "registry");
-            this.paths = Objects.requireNonNull(paths, "sandbox");
+            this.pathPolicy = Objects.requireNonNull(pathPolicy, "pathPolicy");
         }
 
         /**
@@ -522,6 +522,8 @@ public final class ToolExecutor implements AutoCloseable {
          * @throws IllegalArgumentException if the allowlist names a tool that is not registered, or
          *     maxHandlersPerTool is above maxHandlers
          * @throws IllegalStateException if an allowlisted tool needs approval and no approval gate was given
+         * @throws InvalidToolSpecException ({@code $.reasons}) if the policy gate declares a reason that a tool
+         *     of the registry declared with another status; the message names both
          */
         public ToolExecutor build() {
             if (allowlist == null) {
@@ -544,6 +546,12 @@ public final class ToolExecutor implements AutoCloseable {
             if (maxHandlersPerTool > maxHandlers) {
                 throw new IllegalArgumentException("maxHandlersPerTool must be at most maxHandlers (" + maxHandlers
                         + "), got " + maxHandlersPerTool);
+            }
+            // The stages' own reasons join the registry's, so one wire name keeps one status among them.
+            registry.declare("the executor's policy stage", Set.of(PolicyCheck.POLICY_ERROR));
+            if (policyGate != null) {
+                Set<Reason> gateReasons = Objects.requireNonNull(policyGate.reasons(), "policyGate.reasons()");
+                registry.declare("the policy gate " + policyGate.getClass().getName(), gateReasons);
             }
             return new ToolExecutor(this);
         }

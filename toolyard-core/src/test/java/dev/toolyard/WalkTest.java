@@ -43,7 +43,7 @@ class WalkTest {
         List<Check<?, ?>> declared = List.of(new RegistryCheck(new ToolRegistry()),
                 new BudgetCheck(new InvocationBudgets(java.time.Duration.ofHours(1), 1)),
                 new AllowlistCheck(java.util.Set.of()), new SchemaCheck(256), new EgressCheck(),
-                new ContainmentCheck(new PathContainment(), IsolationTier.UNAVAILABLE), new PolicyCheck(null),
+                new ContainmentCheck(new PathContainment(), IsolationTier.UNAVAILABLE), new PolicyCheck(null, new ToolRegistry()),
                 new CapacityCheck(new HandlerSlots(1, 1), HandlerMode.BY_TOOL), new ApprovalCheck(null, null, 1));
         assertThat(declared).extracting(Check::position).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8);
     }

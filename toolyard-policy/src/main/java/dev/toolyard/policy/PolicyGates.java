@@ -9,6 +9,7 @@ import dev.toolyard.spi.PolicyVerdict;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -66,13 +67,21 @@ public final class PolicyGates {
     public static PolicyGate of(Policy policy, Mode mode) {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(mode, "mode");
-        return query -> {
-            Decision d = decide(policy, query);
-            if (d.allowed()) {
-                return PolicyVerdict.allow();
+        return new PolicyGate() {
+            @Override
+            public PolicyVerdict decide(PolicyQuery query) {
+                Decision d = PolicyGates.decide(policy, query);
+                if (d.allowed()) {
+                    return PolicyVerdict.allow();
+                }
+                return mode == Mode.ENFORCE ? PolicyVerdict.refuse(POLICY_DENIED, d.detail())
+                        : PolicyVerdict.allowAndRecord("would deny: " + d.detail());
             }
-            return mode == Mode.ENFORCE ? PolicyVerdict.refuse(POLICY_DENIED, d.detail())
-                    : PolicyVerdict.allowAndRecord("would deny: " + d.detail());
+
+            @Override
+            public Set<Reason> reasons() {
+                return Set.of(POLICY_DENIED);
+            }
         };
     }
 
