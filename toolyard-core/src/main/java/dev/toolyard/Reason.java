@@ -30,7 +30,7 @@ public final class Reason {
     private static final Pattern WIRE_NAME = Pattern.compile("^[a-z][a-z0-9_]{1,63}$");
     private static final Map<String, Reason> CORE = new java.util.LinkedHashMap<>();
 
-    // Refusals by the executor, in the order its checks run.
+    // Refusals by the executor. The order the executor checks them in is declared once, in Stage.
     /** No tool of that name is registered. */
     public static final Reason UNKNOWN_TOOL = core("UNKNOWN_TOOL", ToolStatus.REFUSED);
     /** The tool is outside the executor's allowlist; never re-approvable. */
@@ -91,8 +91,7 @@ public final class Reason {
     public static final Reason TIMEOUT = core("TIMEOUT", ToolStatus.TIMEOUT);
 
     // Refusals of rounds, budgets and the approval gate (added after version 1, so they come last in
-    // values(); in the walk they stand: round_limit before the registry, budget_exhausted right after it,
-    // approval_denied and approval_timeout last, before the handler).
+    // values(); where they stand in the walk is Stage's to say).
     /** The call came past {@code maxCallsPerRound} in one round; it was never looked up; retry with fewer calls. */
     public static final Reason ROUND_LIMIT = core("ROUND_LIMIT", ToolStatus.REFUSED);
     /** The invocation has used its call budget or its wall-clock budget. */

@@ -14,12 +14,11 @@ import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Runs every tool call a model asks for, and records it. {@link #execute} walks one declared sequence of
- * checks, each its own class handing the next a richer type: registry ({@code unknown_tool}), budgets
- * ({@code budget_exhausted}), allowlist ({@code not_allowlisted}, then {@code not_approved}), schema
- * ({@code args_invalid}), egress ({@code egress_not_permitted}), containment ({@code isolation_unavailable},
- * then {@code path_escape}), the application's {@link dev.toolyard.spi.PolicyGate} if it gave one,
- * capacity ({@code tool_saturated}) and approval ({@code approval_denied}, {@code approval_timeout}). The
+ * Runs every tool call a model asks for, and records it. {@link #execute} walks the refusal order, one
+ * check class per stage, each handing the next a richer type: registry, budgets, allowlist, schema, egress,
+ * containment, the application's {@link dev.toolyard.spi.PolicyGate} if it gave one, capacity and approval.
+ * The order and each stage's reasons are declared once, in the package-private enum {@code Stage} (shown
+ * in docs/architecture.md, "The refusal order"); this sentence names the stages only as a reader's guide. The
  * first check that fails names the reason; only a call that passes all of
  * them reaches its handler, with its path arguments resolved, under a mandatory deadline (see
  * {@link HandlerMode}). Its output is capped; its exceptions become {@code handler_error}. Every call is
@@ -77,16 +76,16 @@ public final class ToolExecutor implements AutoCloseable {
 
     private ToolExecutor(Builder b) {
         IsolationTier hostTier = b.pathPolicy instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
-        // round_limit comes before this walk: executeRound refuses calls past the limit unlooked-up.
-        this.checks = Walk.first(new RegistryCheck(b.registry))    // unknown_tool
-                .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations))) // budget_exhausted
-                .then(new AllowlistCheck(b.allowlist))               // not_allowlisted, not_approved
-                .then(new SchemaCheck(b.maxArgumentBytes))           // args_invalid
-                .then(new EgressCheck())                             // egress_not_permitted
-                .then(new ContainmentCheck(b.pathPolicy, hostTier))       // isolation_unavailable, path_escape
-                .then(new PolicyCheck(b.policyGate, b.registry))                 // the application's gate, e.g. policy_denied
-                .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode)) // tool_saturated
-                .then(b.approval());                                 // approval_denied, approval_timeout
+        // One check per Stage, in Stage's order (Walk refuses another order); Stage.ROUND is executeRound's.
+        this.checks = Walk.first(new RegistryCheck(b.registry))
+                .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations)))
+                .then(new AllowlistCheck(b.allowlist))
+                .then(new SchemaCheck(b.maxArgumentBytes))
+                .then(new EgressCheck())
+                .then(new ContainmentCheck(b.pathPolicy, hostTier))
+                .then(new PolicyCheck(b.policyGate, b.registry))
+                .then(new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode))
+                .then(b.approval());
         this.observers = new Observers(b.observers, hostTier);
         this.recorder = new CallRecorder(b.registry, b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
         this.workers = new WorkerPool(b.threads);
@@ -153,6 +152,11 @@ public final class ToolExecutor implements AutoCloseable {
      */
     public static Builder builder(ToolRegistry registry, PathPolicy pathPolicy) {
         return new Builder(registry, pathPolicy);
+    }
+
+    /** @return the stages this executor's walk runs, in order; for the test that it is {@code Stage}'s order */
+    List<Stage> stages() {
+        return checks.stages();
     }
 
     /**

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.PolicyQuery;
-import dev.toolyard.spi.PolicyVerdict;
+import dev.toolyard.spi.PolicyDecision;
 import java.nio.file.Path;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -30,8 +30,8 @@ class DeclaredReasonsTest {
     private static PolicyGate gateRefusingWith(Reason reason) {
         return new PolicyGate() {
             @Override
-            public PolicyVerdict decide(PolicyQuery query) {
-                return PolicyVerdict.refuse(reason, "no");
+            public PolicyDecision decide(PolicyQuery query) {
+                return PolicyDecision.refuse(reason, "no");
             }
 
             @Override

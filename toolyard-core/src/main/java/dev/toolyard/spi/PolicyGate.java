@@ -24,7 +24,7 @@ public interface PolicyGate {
      * @param query the call; never {@code null}
      * @return the verdict; never {@code null} (a {@code null} verdict refuses the call, like a throw)
      */
-    PolicyVerdict decide(PolicyQuery query);
+    PolicyDecision decide(PolicyQuery query);
 
     /**
      * The gate's own reasons (made with {@link dev.toolyard.Reason#declare}) it refuses with. An executor
