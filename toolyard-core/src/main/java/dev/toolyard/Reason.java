@@ -62,7 +62,13 @@ public final class Reason {
     public static final Reason HOST_NOT_ALLOWED = core("HOST_NOT_ALLOWED", ToolStatus.REFUSED);
     /** The host is, or resolves to, a link-local address (cloud metadata lives there). */
     public static final Reason LINK_LOCAL_ADDRESS = core("LINK_LOCAL_ADDRESS", ToolStatus.REFUSED);
-    /** A redirect pointed to another host or scheme. */
+    /**
+     * {@code http_fetch} followed a redirect whose next hop is another host or scheme, and refused it: the
+     * call is {@code REFUSED}. The one reason for a refused hop; not the same event as a ToolClad
+     * {@code [http]} contract's envelope {@code "status": "redirect_blocked"}, which is no reason at all: a
+     * contract never follows any redirect (same host included), so a 3xx is the server's answer, delivered
+     * to the model with its {@code http_status} in ToolClad's envelope vocabulary (docs/contracts.md).
+     */
     public static final Reason CROSS_HOST_REDIRECT = core("CROSS_HOST_REDIRECT", ToolStatus.REFUSED);
     /** More redirects than the cap. */
     public static final Reason TOO_MANY_REDIRECTS = core("TOO_MANY_REDIRECTS", ToolStatus.REFUSED);

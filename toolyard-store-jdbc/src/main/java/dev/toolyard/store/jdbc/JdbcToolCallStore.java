@@ -100,10 +100,10 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
      * @param pruneEvery how often the store prunes; empty without a retention, default an hour with one
      * @param sqliteBusyTimeout how long an SQLite connection waits for another's lock; 10 s; empty for
      *     another database
-     * @param maxWriters the most writer threads {@link Builder#writers} takes: 16
-     * @param minRetention the shortest {@link Builder#retention}: an hour (shorter would remove the marks of
+     * @param maxWriters the most writer threads {@link JdbcToolCallStore.Builder#writers} takes: 16
+     * @param minRetention the shortest {@link JdbcToolCallStore.Builder#retention}: an hour (shorter would remove the marks of
      *     calls still running)
-     * @param maxRetention the longest {@link Builder#retention}: 36,500 days
+     * @param maxRetention the longest {@link JdbcToolCallStore.Builder#retention}: 36,500 days
      */
     public record Settings(int writers, Optional<Duration> retention, Optional<Duration> pruneEvery,
             Optional<Duration> sqliteBusyTimeout, int maxWriters, Duration minRetention, Duration maxRetention) {
