@@ -3,7 +3,7 @@ package dev.toolyard;
 import java.util.Set;
 
 /**
- * Position 2: the tool must be on the executor's allowlist ({@code not_allowlisted}, never
+ * Stage {@link Stage#ALLOWLIST}: the tool must be on the executor's allowlist ({@code not_allowlisted}, never
  * re-approvable), then inside the invocation's approved tools ({@code not_approved}); the effective set
  * is the intersection, so approval only narrows. Immutable; thread-safe.
  */
@@ -15,8 +15,8 @@ final class AllowlistCheck implements Check<ResolvedTool, ResolvedTool> {
     }
 
     @Override
-    public int position() {
-        return 2;
+    public Stage stage() {
+        return Stage.ALLOWLIST;
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Position 8, the last before the write-ahead mark: a call whose tool declares
+ * Stage {@link Stage#APPROVAL}: a call whose tool declares
  * {@link ToolSpec#requiresApproval()}, or whose risk class is at or above the executor's
  * {@code requireApprovalFrom}, runs only when the application's {@link ApprovalGate} approves it within
  * the approval timeout. It fails closed: a denial, an exception, a {@code null} or no gate at all is
@@ -37,8 +37,8 @@ final class ApprovalCheck implements Check<Admitted, Admitted> {
     }
 
     @Override
-    public int position() {
-        return 8;
+    public Stage stage() {
+        return Stage.APPROVAL;
     }
 
     /** @return whether calls of this tool must be approved by this executor */

@@ -1,7 +1,7 @@
 package dev.toolyard;
 
 /**
- * Position 1, right after the registry: the invocation must have budget left ({@code budget_exhausted}).
+ * Stage {@link Stage#BUDGET}: the invocation must have budget left ({@code budget_exhausted}).
  * Every call that names a registered tool is counted here, whatever the later checks decide, so refusals
  * are not free; unknown tools and calls cut by a round's limit never reach it and are not counted.
  * Thread-safe.
@@ -14,8 +14,8 @@ final class BudgetCheck implements Check<ResolvedTool, ResolvedTool> {
     }
 
     @Override
-    public int position() {
-        return 1;
+    public Stage stage() {
+        return Stage.BUDGET;
     }
 
     @Override

@@ -130,7 +130,7 @@ final class Call {
     ToolCallEvent event(IsolationTier hostTier) {
         if (event == null) {
             ToolSpec spec = tool == null ? null : tool.spec();
-            IsolationTier tier = spec != null && spec.requiresIsolation() ? hostTier : IsolationTier.NONE;
+            IsolationTier tier = spec != null && spec.requiresIsolation() ? hostTier : IsolationTier.IN_PROCESS;
             event = ToolCallEvent.of(callId, requestCallId, displayName, spec, context.invocationId(), startedAt, tier);
         }
         return event;

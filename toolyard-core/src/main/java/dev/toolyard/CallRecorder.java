@@ -13,11 +13,13 @@ import java.time.Duration;
  * {@link OutputCap.Ending} as the record, so the two agree. Immutable; thread-safe.
  */
 final class CallRecorder {
+    private final ToolRegistry registry;
     private final ToolCallStore store;
     private final OutputCap cap;
     private final Observers observers;
 
-    CallRecorder(ToolCallStore store, OutputCap cap, Observers observers) {
+    CallRecorder(ToolRegistry registry, ToolCallStore store, OutputCap cap, Observers observers) {
+        this.registry = registry;
         this.store = store;
         this.cap = cap;
         this.observers = observers;
@@ -78,6 +80,12 @@ final class CallRecorder {
             return cap.problem(call.displayName, Reason.HANDLER_ERROR, "the handler returned null");
         }
         if (output.reason().isPresent()) {
+            Optional<String> collision = registry.collision(output.reason().get());
+            if (collision.isPresent()) { // a second meaning for a declared wire name never reaches a record
+                return cap.problem(call.displayName, Reason.HANDLER_ERROR, "the handler ended the call with reason '"
+                        + output.reason().get().wireName() + "' and status " + output.reason().get().status()
+                        + ", but " + collision.get());
+            }
             if (output.summary().isPresent()) {
                 return cap.problemWithRecordedOutput(call.displayName, output.reason().get(), output.reasonDetail(),
                         output.summary().get());

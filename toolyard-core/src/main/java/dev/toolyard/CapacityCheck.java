@@ -1,7 +1,7 @@
 package dev.toolyard;
 
 /**
- * Position 7: where the handler runs, and for a handed-off handler a slot under the bounds
+ * Stage {@link Stage#CAPACITY}: where the handler runs, and for a handed-off handler a slot under the bounds
  * ({@code tool_saturated} when there is none). A handler runs on the caller's thread when the executor's
  * mode says so, or in {@link HandlerMode#BY_TOOL} when its tool is cooperative; those hold no slot,
  * since they hold no thread of the executor's. Immutable; thread-safe.
@@ -16,8 +16,8 @@ final class CapacityCheck implements Check<ContainedArgs, Admitted> {
     }
 
     @Override
-    public int position() {
-        return 7;
+    public Stage stage() {
+        return Stage.CAPACITY;
     }
 
     /**

@@ -9,8 +9,8 @@ package dev.toolyard;
  * @param <O> the hand-off it gives
  */
 interface Check<I, O> {
-    /** @return this check's place in the walk, counted from 0; {@link Walk} refuses a check out of place */
-    int position();
+    /** @return this check's stage of the refusal order; {@link Walk} refuses a check out of place */
+    Stage stage();
 
     /**
      * @param in the previous check's hand-off; never {@code null}

@@ -8,7 +8,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Position 5: isolation before paths. A tool that requires isolation on a host with no tier is refused
+ * Stage {@link Stage#CONTAINMENT}: isolation before paths. A tool that requires isolation on a host with no tier is refused
  * ({@code isolation_unavailable}) before its paths are resolved; then every declared path argument is
  * resolved by the path policy and must land inside the workspace ({@code path_escape}). The handler
  * gets the resolved path, in {@link ToolArgs#path} and as the argument's string. Immutable; thread-safe.
@@ -23,8 +23,8 @@ final class ContainmentCheck implements Check<ParsedArgs, ContainedArgs> {
     }
 
     @Override
-    public int position() {
-        return 5;
+    public Stage stage() {
+        return Stage.CONTAINMENT;
     }
 
     @Override

@@ -1,10 +1,10 @@
 package dev.toolyard;
 
-/** Position 4: the tool's egress class must be within the invocation's ceiling ({@code egress_not_permitted}). */
+/** Stage {@link Stage#EGRESS}: the tool's egress class must be within the invocation's ceiling ({@code egress_not_permitted}). */
 final class EgressCheck implements Check<ParsedArgs, ParsedArgs> {
     @Override
-    public int position() {
-        return 4;
+    public Stage stage() {
+        return Stage.EGRESS;
     }
 
     @Override

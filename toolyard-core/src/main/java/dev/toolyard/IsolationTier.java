@@ -1,8 +1,14 @@
 package dev.toolyard;
 
 /**
- * The rung of the isolation ladder a sandbox runs commands on, and {@link #NONE} for a call that runs
- * in the JVM's own process because its tool declares no need for isolation.
+ * The rung of the isolation ladder a sandbox runs commands on, {@link #UNAVAILABLE} for a host with no
+ * rung, and {@link #IN_PROCESS} for a call that runs in the JVM's own process because its tool declares no
+ * need for isolation. The last two are two facts, not two words for one: {@code UNAVAILABLE} is a
+ * sandbox's state (a call that needs isolation is refused {@code isolation_unavailable}), while
+ * {@code IN_PROCESS} is how one call ran, on any host, bwrap or none. A sandbox reports a rung or
+ * {@code UNAVAILABLE}, never {@code IN_PROCESS}; a call event reports {@code IN_PROCESS} for a tool that
+ * needs no isolation and the sandbox's tier for one that does. Until 0.1 the second was named
+ * {@code NONE} (wire {@code none}).
  */
 public enum IsolationTier {
     /**
@@ -19,9 +25,9 @@ public enum IsolationTier {
     UNAVAILABLE,
     /**
      * Not isolated, by design: the call's tool does not require isolation, so its handler runs in this
-     * process. Observers see it; a sandbox never reports it as its tier.
+     * process. Observers see it; a sandbox never reports it as its tier. Wire name {@code in_process}.
      */
-    NONE;
+    IN_PROCESS;
 
     /**
      * @return whether this tier runs commands in a container (gVisor or the container rung), where

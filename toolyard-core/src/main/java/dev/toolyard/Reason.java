@@ -3,7 +3,6 @@ package dev.toolyard;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -17,6 +16,11 @@ import java.util.regex.Pattern;
  *   <li><b>tool-declared</b> reasons, made with {@link #declare} by a tool's own code (for example a
  *       built-in tool added later), so core does not change when a tool needs a new reason. They are as
  *       machine-readable as the core set: a wire name and a status, on the result and on the record.
+ *       A declared reason is a value, held by whoever declared it, not an entry in a table of the
+ *       process: a tool lists its reasons in its spec ({@link ToolSpec.Builder#reasons}), a
+ *       {@link dev.toolyard.spi.PolicyGate} in {@link dev.toolyard.spi.PolicyGate#reasons()}, and the
+ *       {@link ToolRegistry} (so every executor built on it) refuses a second meaning for one wire name,
+ *       naming the tool and the reason, when the tool is registered or the executor is built.
  * </ul>
  *
  * Two reasons are equal when their wire names and statuses are; a core reason is always the constant,
@@ -25,9 +29,8 @@ import java.util.regex.Pattern;
 public final class Reason {
     private static final Pattern WIRE_NAME = Pattern.compile("^[a-z][a-z0-9_]{1,63}$");
     private static final Map<String, Reason> CORE = new java.util.LinkedHashMap<>();
-    private static final ConcurrentHashMap<String, Reason> DECLARED = new ConcurrentHashMap<>();
 
-    // Refusals by the executor, in the order its checks run.
+    // Refusals by the executor. The order the executor checks them in is declared once, in Stage.
     /** No tool of that name is registered. */
     public static final Reason UNKNOWN_TOOL = core("UNKNOWN_TOOL", ToolStatus.REFUSED);
     /** The tool is outside the executor's allowlist; never re-approvable. */
@@ -59,7 +62,13 @@ public final class Reason {
     public static final Reason HOST_NOT_ALLOWED = core("HOST_NOT_ALLOWED", ToolStatus.REFUSED);
     /** The host is, or resolves to, a link-local address (cloud metadata lives there). */
     public static final Reason LINK_LOCAL_ADDRESS = core("LINK_LOCAL_ADDRESS", ToolStatus.REFUSED);
-    /** A redirect pointed to another host or scheme. */
+    /**
+     * {@code http_fetch} followed a redirect whose next hop is another host or scheme, and refused it: the
+     * call is {@code REFUSED}. The one reason for a refused hop; not the same event as a ToolClad
+     * {@code [http]} contract's envelope {@code "status": "redirect_blocked"}, which is no reason at all: a
+     * contract never follows any redirect (same host included), so a 3xx is the server's answer, delivered
+     * to the model with its {@code http_status} in ToolClad's envelope vocabulary (docs/contracts.md).
+     */
     public static final Reason CROSS_HOST_REDIRECT = core("CROSS_HOST_REDIRECT", ToolStatus.REFUSED);
     /** More redirects than the cap. */
     public static final Reason TOO_MANY_REDIRECTS = core("TOO_MANY_REDIRECTS", ToolStatus.REFUSED);
@@ -88,8 +97,7 @@ public final class Reason {
     public static final Reason TIMEOUT = core("TIMEOUT", ToolStatus.TIMEOUT);
 
     // Refusals of rounds, budgets and the approval gate (added after version 1, so they come last in
-    // values(); in the walk they stand: round_limit before the registry, budget_exhausted right after it,
-    // approval_denied and approval_timeout last, before the handler).
+    // values(); where they stand in the walk is Stage's to say).
     /** The call came past {@code maxCallsPerRound} in one round; it was never looked up; retry with fewer calls. */
     public static final Reason ROUND_LIMIT = core("ROUND_LIMIT", ToolStatus.REFUSED);
     /** The invocation has used its call budget or its wall-clock budget. */
@@ -118,15 +126,17 @@ public final class Reason {
     }
 
     /**
-     * Declares a reason of a tool's own, for {@link ToolOutput#refused} or {@link ToolOutput#failed}.
-     * Declaring the same name with the same status again returns an equal reason (the core constant, for
-     * a core name), so tools may declare it in a static field.
+     * Makes a reason of a tool's own, for {@link ToolOutput#refused} or {@link ToolOutput#failed}. Nothing
+     * is registered: the reason is a value, equal to any other declaration of the same name and status
+     * (the core constant, for a core name), so tools may declare it in a static field. List it in the
+     * tool's spec ({@link ToolSpec.Builder#reasons}) so its registry checks that no other tool of that
+     * registry gives the name another status.
      *
      * @param wireName the snake_case wire name, matching {@code ^[a-z][a-z0-9_]{1,63}$}; never {@code null}
      * @param status {@link ToolStatus#REFUSED} or {@link ToolStatus#FAILED}; never {@code null}
      * @return the reason
      * @throws IllegalArgumentException if the name is malformed, the status is another, or the name is
-     *     already a reason with another status
+     *     a core reason with another status
      */
     public static Reason declare(String wireName, ToolStatus status) {
         Objects.requireNonNull(wireName, "wireName");
@@ -140,8 +150,7 @@ public final class Reason {
         }
         Reason known = CORE.get(wireName);
         if (known == null) {
-            known = DECLARED.computeIfAbsent(wireName,
-                    w -> new Reason(w.toUpperCase(Locale.ROOT), w, status, false));
+            return new Reason(wireName.toUpperCase(Locale.ROOT), wireName, status, false);
         }
         if (known.status != status) {
             throw new IllegalArgumentException("reason " + wireName + " already comes with status " + known.status
@@ -176,15 +185,13 @@ public final class Reason {
     }
 
     /**
-     * @param wireName a value of {@link #wireName()} of the core set or of a reason declared in this JVM
-     * @return the reason with that wire name
-     * @throws IllegalArgumentException if no such reason is known
+     * @param wireName a value of {@link #wireName()} of the core set (a tool's own reason has no process-wide
+     *     table to be looked up in: read it back with {@link #fromRecord}, which takes its status too)
+     * @return the core reason with that wire name
+     * @throws IllegalArgumentException if no core reason has that name
      */
     public static Reason fromWireName(String wireName) {
         Reason r = CORE.get(wireName);
-        if (r == null && wireName != null) {
-            r = DECLARED.get(wireName);
-        }
         if (r == null) {
             throw new IllegalArgumentException("unknown reason wire name: " + wireName);
         }
@@ -193,8 +200,8 @@ public final class Reason {
 
     /**
      * A reason read back from a record, whose tool may not be loaded in this JVM (a CLI reading a store,
-     * say): the known reason when there is one, otherwise an equal tool-declared reason that is not
-     * registered.
+     * say): the core constant for a core name, otherwise the tool-declared reason, equal to the one its
+     * tool declared.
      *
      * @param wireName the recorded wire name; never {@code null}
      * @param status the recorded status; never {@code null}
@@ -204,9 +211,6 @@ public final class Reason {
      */
     public static Reason fromRecord(String wireName, ToolStatus status) {
         Reason known = CORE.get(wireName);
-        if (known == null) {
-            known = DECLARED.get(wireName);
-        }
         if (known == null) {
             if (!WIRE_NAME.matcher(wireName).matches() || status == ToolStatus.OK || status == ToolStatus.INTERRUPTED) {
                 throw new IllegalArgumentException("not a reason: " + wireName + " with status " + status);

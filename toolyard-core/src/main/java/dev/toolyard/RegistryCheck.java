@@ -1,6 +1,6 @@
 package dev.toolyard;
 
-/** Position 0: the tool must be registered ({@code unknown_tool}). Thread-safe. */
+/** Stage {@link Stage#REGISTRY}: the tool must be registered ({@code unknown_tool}). Thread-safe. */
 final class RegistryCheck implements Check<Call, ResolvedTool> {
     private final ToolRegistry registry;
 
@@ -9,8 +9,8 @@ final class RegistryCheck implements Check<Call, ResolvedTool> {
     }
 
     @Override
-    public int position() {
-        return 0;
+    public Stage stage() {
+        return Stage.REGISTRY;
     }
 
     @Override

@@ -10,7 +10,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Position 3: the arguments must be a JSON object within the size limit, parse (duplicate keys, trailing
+ * Stage {@link Stage#SCHEMA}: the arguments must be a JSON object within the size limit, parse (duplicate keys, trailing
  * data and excess depth refused), and satisfy the tool's schema ({@code args_invalid}, the first
  * violation in the detail). Immutable; thread-safe.
  *
@@ -35,8 +35,8 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
     }
 
     @Override
-    public int position() {
-        return 3;
+    public Stage stage() {
+        return Stage.SCHEMA;
     }
 
     @Override

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  * What one invocation (one agent turn or trajectory) allows: its id, its workspace, its timeout per
  * call, the tools approved for it, its egress ceiling, its budgets and its clock.
  *
- * <p>Defaults: timeout {@value #DEFAULT_TIMEOUT_SECONDS} s; approved tools: no narrowing beyond the
+ * <p>Defaults (a context built without setting them reports them: {@link #timeout()} and the others):
+ * timeout 30 s; approved tools: no narrowing beyond the
  * executor's allowlist; egress ceiling {@link EgressClass#NONE} (a tool that reaches the network must be
  * allowed explicitly); no call budget and no wall-clock budget; the system UTC clock; no agent name. Immutable.
  * Thread-safe.
@@ -22,7 +23,7 @@ import java.util.regex.Pattern;
  */
 public final class ToolContext {
     /** The timeout of a call when the context names none. */
-    public static final long DEFAULT_TIMEOUT_SECONDS = 30;
+    static final long DEFAULT_TIMEOUT_SECONDS = 30;
 
     private static final Pattern TOOL_NAME = Pattern.compile("^[a-z][a-z0-9_]{1,63}$");
     private static final Pattern AGENT_NAME = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$");

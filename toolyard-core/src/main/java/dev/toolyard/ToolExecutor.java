@@ -14,12 +14,11 @@ import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * Runs every tool call a model asks for, and records it. {@link #execute} walks one declared sequence of
- * checks, each its own class handing the next a richer type: registry ({@code unknown_tool}), budgets
- * ({@code budget_exhausted}), allowlist ({@code not_allowlisted}, then {@code not_approved}), schema
- * ({@code args_invalid}), egress ({@code egress_not_permitted}), containment ({@code isolation_unavailable},
- * then {@code path_escape}), the application's {@link dev.toolyard.spi.PolicyGate} if it gave one,
- * capacity ({@code tool_saturated}) and approval ({@code approval_denied}, {@code approval_timeout}). The
+ * Runs every tool call a model asks for, and records it. {@link #execute} walks the refusal order, one
+ * check class per stage, each handing the next a richer type: registry, budgets, allowlist, schema, egress,
+ * containment, the application's {@link dev.toolyard.spi.PolicyGate} if it gave one, capacity and approval.
+ * The order and each stage's reasons are declared once, in the package-private enum {@code Stage} (shown
+ * in docs/architecture.md, "The refusal order"); this sentence names the stages only as a reader's guide. The
  * first check that fails names the reason; only a call that passes all of
  * them reaches its handler, with its path arguments resolved, under a mandatory deadline (see
  * {@link HandlerMode}). Its output is capped; its exceptions become {@code handler_error}. Every call is
@@ -78,21 +77,21 @@ public final class ToolExecutor implements AutoCloseable {
     private volatile boolean closed;
 
     private ToolExecutor(Builder b) {
-        IsolationTier hostTier = b.paths instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
+        IsolationTier hostTier = b.pathPolicy instanceof IsolatedRunner r ? r.isolationTier() : IsolationTier.UNAVAILABLE;
         this.registry = b.registry;
         this.capacity = new CapacityCheck(new HandlerSlots(b.maxHandlersPerTool, b.maxHandlers), b.mode);
-        // round_limit comes before this walk: executeRound refuses calls past the limit unlooked-up.
-        this.checks = Walk.first(new RegistryCheck(b.registry))    // unknown_tool
-                .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations))) // budget_exhausted
-                .then(new AllowlistCheck(b.allowlist))               // not_allowlisted, not_approved
-                .then(new SchemaCheck(b.maxArgumentBytes))           // args_invalid
-                .then(new EgressCheck())                             // egress_not_permitted
-                .then(new ContainmentCheck(b.paths, hostTier))       // isolation_unavailable, path_escape
-                .then(new PolicyCheck(b.policyGate))                 // the application's gate, e.g. policy_denied
-                .then(capacity)                                      // tool_saturated
-                .then(b.approval());                                 // approval_denied, approval_timeout
+        // One check per Stage, in Stage's order (Walk refuses another order); Stage.ROUND is executeRound's.
+        this.checks = Walk.first(new RegistryCheck(b.registry))
+                .then(new BudgetCheck(new InvocationBudgets(b.budgetRetention, b.maxBudgetedInvocations)))
+                .then(new AllowlistCheck(b.allowlist))
+                .then(new SchemaCheck(b.maxArgumentBytes))
+                .then(new EgressCheck())
+                .then(new ContainmentCheck(b.pathPolicy, hostTier))
+                .then(new PolicyCheck(b.policyGate, b.registry))
+                .then(capacity)
+                .then(b.approval());
         this.observers = new Observers(b.observers, hostTier);
-        this.recorder = new CallRecorder(b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
+        this.recorder = new CallRecorder(b.registry, b.store, new OutputCap(b.maxContentBytes, b.maxSummaryBytes), observers);
         this.workers = new WorkerPool(b.threads);
         this.runner = new HandlerRunner(workers);
         // A round never holds more handler slots than one tool may have, so a round alone cannot saturate a tool.
@@ -149,14 +148,19 @@ public final class ToolExecutor implements AutoCloseable {
 
     /**
      * @param registry the tools; never {@code null}
-     * @param sandbox the containment port: a {@link PathContainment}, or a whole
+     * @param pathPolicy the containment port: a {@link PathContainment}, or a whole
      *     {@link dev.toolyard.spi.Sandbox} such as {@code TieredSandbox}, whose isolation tier then decides
      *     whether tools that require isolation may run (with only a path policy they are refused);
      *     never {@code null}
      * @return a builder; {@link Builder#allowlist} and {@link Builder#store} are required
      */
-    public static Builder builder(ToolRegistry registry, PathPolicy sandbox) {
-        return new Builder(registry, sandbox);
+    public static Builder builder(ToolRegistry registry, PathPolicy pathPolicy) {
+        return new Builder(registry, pathPolicy);
+    }
+
+    /** @return the stages this executor's walk runs, in order; for the test that it is {@code Stage}'s order */
+    List<Stage> stages() {
+        return checks.stages();
     }
 
     /**
@@ -316,7 +320,7 @@ public final class ToolExecutor implements AutoCloseable {
      */
     public static final class Builder {
         private final ToolRegistry registry;
-        private final PathPolicy paths;
+        private final PathPolicy pathPolicy;
         private final List<ToolCallObserver> observers = new ArrayList<>();
         private PolicyGate policyGate;
         private Set<String> allowlist;
@@ -336,9 +340,9 @@ public final class ToolExecutor implements AutoCloseable {
         private Duration budgetRetention = DEFAULT_BUDGET_RETENTION;
         private int maxBudgetedInvocations = DEFAULT_MAX_BUDGETED_INVOCATIONS;
 
-        private Builder(ToolRegistry registry, PathPolicy paths) {
+        private Builder(ToolRegistry registry, PathPolicy pathPolicy) {
             this.registry = Objects.requireNonNull(registry, "registry");
-            this.paths = Objects.requireNonNull(paths, "sandbox");
+            this.pathPolicy = Objects.requireNonNull(pathPolicy, "pathPolicy");
         }
 
         /**
@@ -546,6 +550,8 @@ public final class ToolExecutor implements AutoCloseable {
          * @throws IllegalArgumentException if the allowlist names a tool that is not registered, or
          *     maxHandlersPerTool is above maxHandlers
          * @throws IllegalStateException if an allowlisted tool needs approval and no approval gate was given
+         * @throws InvalidToolSpecException ({@code $.reasons}) if the policy gate declares a reason that a tool
+         *     of the registry declared with another status; the message names both
          */
         public ToolExecutor build() {
             if (allowlist == null) {
@@ -568,6 +574,12 @@ public final class ToolExecutor implements AutoCloseable {
             if (maxHandlersPerTool > maxHandlers) {
                 throw new IllegalArgumentException("maxHandlersPerTool must be at most maxHandlers (" + maxHandlers
                         + "), got " + maxHandlersPerTool);
+            }
+            // The stages' own reasons join the registry's, so one wire name keeps one status among them.
+            registry.declare("the executor's policy stage", Set.of(PolicyCheck.POLICY_ERROR));
+            if (policyGate != null) {
+                Set<Reason> gateReasons = Objects.requireNonNull(policyGate.reasons(), "policyGate.reasons()");
+                registry.declare("the policy gate " + policyGate.getClass().getName(), gateReasons);
             }
             return new ToolExecutor(this);
         }

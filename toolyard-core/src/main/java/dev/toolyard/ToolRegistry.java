@@ -20,6 +20,11 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class ToolRegistry {
     private final ConcurrentHashMap<String, Tool> tools = new ConcurrentHashMap<>();
+    /** Every tool-declared reason of this registry's tools and of the executors built on it, by wire name. */
+    private final ConcurrentHashMap<String, Declared> reasons = new ConcurrentHashMap<>();
+
+    /** A tool-declared reason and who declared it first, for the message of a collision. */
+    private record Declared(Reason reason, String owner) {}
 
     /** Creates an empty registry. */
     public ToolRegistry() {}
@@ -36,13 +41,55 @@ public final class ToolRegistry {
     /**
      * @param tool a spec and its handler; never {@code null}
      * @throws DuplicateToolException if a different tool has the name
+     * @throws InvalidToolSpecException ({@code $.reasons}) if the tool declares a reason that another tool of
+     *     this registry, or an executor built on it, declared with another status; the message names both
      */
-    public void register(Tool tool) {
+    public synchronized void register(Tool tool) {
         Objects.requireNonNull(tool, "tool");
-        Tool existing = tools.putIfAbsent(tool.spec().name(), tool);
-        if (existing != null && !(existing.spec().equals(tool.spec()) && existing.handler() == tool.handler())) {
-            throw new DuplicateToolException(tool.spec().name());
+        Tool existing = tools.get(tool.spec().name());
+        if (existing != null) {
+            if (!(existing.spec().equals(tool.spec()) && existing.handler() == tool.handler())) {
+                throw new DuplicateToolException(tool.spec().name());
+            }
+            return;
         }
+        declare("tool '" + tool.spec().name() + "'", tool.spec().reasons());
+        tools.put(tool.spec().name(), tool);
+    }
+
+    /**
+     * Adds reasons of the owner's own to this registry's table, all or none.
+     *
+     * @param owner who declares them, as a collision's message names it, for example {@code tool 'whois'}
+     * @param declared the owner's tool-declared reasons
+     * @throws InvalidToolSpecException if one of them is already declared here with another status
+     */
+    synchronized void declare(String owner, Collection<Reason> declared) {
+        for (Reason r : declared) {
+            Declared known = reasons.get(r.wireName());
+            if (known != null && known.reason().status() != r.status()) {
+                throw new InvalidToolSpecException("$.reasons", owner + " declares reason '" + r.wireName()
+                        + "' with status " + r.status() + ", but " + known.owner() + " declared it with "
+                        + known.reason().status() + "; one wire name has one meaning in a registry");
+            }
+        }
+        for (Reason r : declared) {
+            reasons.putIfAbsent(r.wireName(), new Declared(r, owner));
+        }
+    }
+
+    /**
+     * @param reason a reason a handler or gate ended a call with
+     * @return who declared its wire name here with another status, or empty when it does not collide
+     */
+    Optional<String> collision(Reason reason) {
+        if (reason.isCore()) {
+            return Optional.empty();
+        }
+        Declared known = reasons.get(reason.wireName());
+        return known == null || known.reason().status() == reason.status() ? Optional.empty()
+                : Optional.of(known.owner() + " declared '" + reason.wireName() + "' with status "
+                        + known.reason().status());
     }
 
     /**

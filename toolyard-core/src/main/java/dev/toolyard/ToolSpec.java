@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -49,6 +51,7 @@ public final class ToolSpec {
     private final boolean redactArgs;
     private final boolean cooperative;
     private final boolean requiresApproval;
+    private final Set<Reason> reasons;
     private final Schema validator;
     private final CompiledSchema compiled;
     private final List<String> integerArgs;
@@ -65,6 +68,7 @@ public final class ToolSpec {
         this.redactArgs = b.redactArgs;
         this.cooperative = b.cooperative;
         this.requiresApproval = b.requiresApproval;
+        this.reasons = Collections.unmodifiableSet(new LinkedHashSet<>(b.reasons));
         this.validator = validator;
         this.compiled = CompiledSchema.compile(schema).orElse(null);
         this.integerArgs = integerArgs(schema);
@@ -125,6 +129,14 @@ public final class ToolSpec {
         return egress;
     }
 
+    /**
+     * @return the tool's own reasons (made with {@link Reason#declare}) its handler may end a call with, in
+     *     declaration order; empty by default; unmodifiable. Not part of the wire definition.
+     */
+    public Set<Reason> reasons() {
+        return reasons;
+    }
+
     /** @return the path arguments and how each is contained, in declaration order; unmodifiable */
     public Map<String, PathAccess> pathArgs() {
         return pathArgs;
@@ -180,7 +192,7 @@ public final class ToolSpec {
                 && argsSchemaJson.equals(s.argsSchemaJson) && riskClass == s.riskClass && egress == s.egress
                 && pathArgs.equals(s.pathArgs) && requiresIsolation == s.requiresIsolation
                 && redactArgs == s.redactArgs && cooperative == s.cooperative
-                && requiresApproval == s.requiresApproval;
+                && requiresApproval == s.requiresApproval && reasons.equals(s.reasons);
     }
 
     @Override
@@ -209,6 +221,7 @@ public final class ToolSpec {
         private boolean redactArgs;
         private boolean cooperative;
         private boolean requiresApproval;
+        private final Set<Reason> reasons = new LinkedHashSet<>();
 
         private Builder(String name) {
             this.name = name;
@@ -311,10 +324,39 @@ public final class ToolSpec {
         }
 
         /**
+         * Declares reasons of the tool's own (made with {@link Reason#declare}) that its handler may end a
+         * call with. A declared reason is a value, not an entry in a process-wide table: the
+         * {@link ToolRegistry} the tool joins checks that no other tool, and no stage of an executor built
+         * on it, gives the same wire name another status, and refuses the registration naming both. A core
+         * reason needs no declaring and is refused here. Repeatable; adds to the reasons already given.
+         *
+         * @param reasons the tool's own reasons; never {@code null}
+         * @return this builder
+         */
+        public Builder reasons(Reason... reasons) {
+            for (Reason r : reasons) {
+                this.reasons.add(Objects.requireNonNull(r, "reason"));
+            }
+            return this;
+        }
+
+        /**
          * @return the spec
          * @throws InvalidToolSpecException naming the JSON path of the first rule broken
          */
         public ToolSpec build() {
+            Map<String, Reason> own = new LinkedHashMap<>();
+            for (Reason r : reasons) {
+                if (r.isCore()) {
+                    throw new InvalidToolSpecException("$.reasons", "'" + r.wireName()
+                            + "' is a core reason; only a tool's own reasons are declared");
+                }
+                Reason other = own.putIfAbsent(r.wireName(), r);
+                if (other != null && other.status() != r.status()) {
+                    throw new InvalidToolSpecException("$.reasons", "'" + r.wireName() + "' is declared with "
+                            + other.status() + " and with " + r.status() + "; one wire name has one status");
+                }
+            }
             if (name == null || !NAME.matcher(name).matches()) {
                 throw new InvalidToolSpecException("$.name", "must match ^[a-z][a-z0-9_]{1,63}$, got "
                         + (name == null ? "null" : "'" + name + "'"));

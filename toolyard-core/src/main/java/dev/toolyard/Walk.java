@@ -1,12 +1,14 @@
 package dev.toolyard;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import java.util.Arrays;
 
 /**
  * The refusal walk as one declared sequence of {@link Check}s. The types chain (a check can only follow
- * one whose hand-off it takes), and each check states its position: declaring one out of place (a
- * position that is not the next of 0..n-1) fails, so an executor with a misdeclared walk cannot be
- * built. Walking is a loop over an array, with no allocation of its own. Immutable; thread-safe.
+ * one whose hand-off it takes), and each check names its {@link Stage}: declaring one out of the order
+ * {@code Stage} declares fails, so an executor with a misdeclared walk cannot be built. Walking is a loop over an array, with no allocation of its own. Immutable; thread-safe.
  *
  * @param <I> what the walk starts from
  * @param <O> what a call that passes every check becomes
@@ -39,10 +41,10 @@ final class Walk<I, O> {
 
     @SuppressWarnings("unchecked")
     private <N> Walk<I, N> append(Check<?, ?> next) {
-        if (next.position() != checks.length) {
+        if (next.stage().position() != checks.length) {
             throw new IllegalStateException("refusal sequence positions must be exactly 0.." + checks.length
-                    + " in declaration order; " + next.getClass().getSimpleName() + " declares " + next.position()
-                    + " at place " + checks.length);
+                    + " in Stage's order; " + next.getClass().getSimpleName() + " is stage " + next.stage()
+                    + " (position " + next.stage().position() + ") at place " + checks.length);
         }
         Check<Object, Object>[] longer = Arrays.copyOf(checks, checks.length + 1);
         longer[checks.length] = (Check<Object, Object>) next;
@@ -63,6 +65,15 @@ final class Walk<I, O> {
             }
         }
         return (O) value;
+    }
+
+    /** @return the stages of the walk's checks, in the order they run; unmodifiable */
+    List<Stage> stages() {
+        List<Stage> stages = new ArrayList<>(checks.length);
+        for (Check<Object, Object> check : checks) {
+            stages.add(check.stage());
+        }
+        return List.copyOf(stages);
     }
 
     /** @return how many checks the walk has */

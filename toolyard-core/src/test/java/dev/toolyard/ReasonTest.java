@@ -23,8 +23,10 @@ class ReasonTest {
 
         assertThat(declared.wireName()).isEqualTo("not_a_directory_yet");
         assertThat(declared.isCore()).isFalse();
-        assertThat(Reason.declare("not_a_directory_yet", ToolStatus.FAILED)).isSameAs(declared);
-        assertThat(Reason.fromWireName("not_a_directory_yet")).isSameAs(declared);
+        assertThat(Reason.declare("not_a_directory_yet", ToolStatus.FAILED)).isEqualTo(declared);
+        // a value, not a registration: nothing process-wide learns the name
+        assertThatThrownBy(() -> Reason.fromWireName("not_a_directory_yet")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Reason.fromRecord("not_a_directory_yet", ToolStatus.FAILED)).isEqualTo(declared);
         assertThat(Reason.values()).doesNotContain(declared);
         ToolOutput failed = ToolOutput.failed(declared, "a file, not a directory");
         assertThat(failed.reason()).contains(declared);

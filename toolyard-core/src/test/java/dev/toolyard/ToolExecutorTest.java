@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.toolyard.spi.Text;
 import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.PolicyQuery;
-import dev.toolyard.spi.PolicyVerdict;
+import dev.toolyard.spi.PolicyDecision;
 import dev.toolyard.spi.Sandbox;
 import dev.toolyard.spi.ToolCallEvent;
 import dev.toolyard.spi.ToolCallObserver;
@@ -341,7 +341,7 @@ class ToolExecutorTest {
         Reason policyDenied = Reason.declare("policy_denied", ToolStatus.REFUSED);
         ToolExecutor withTier = ToolExecutor.builder(withRunner, isolated).allowlist(Set.of("runner")).store(store)
                 .policyGate(q -> q.arguments().toString().contains("secret")
-                        ? PolicyVerdict.refuse(policyDenied, "no secrets") : PolicyVerdict.allow())
+                        ? PolicyDecision.refuse(policyDenied, "no secrets") : PolicyDecision.allow())
                 .requireApprovalFrom(RiskClass.EXECUTE)
                 .approvalGate(r -> CompletableFuture.completedFuture(r.argumentsJson().contains("notes.md")
                         ? ApprovalDecision.approve("reviewer-1") : ApprovalDecision.deny("reviewer-1", "not that")))
@@ -603,7 +603,7 @@ class ToolExecutorTest {
         assertThat(event.spec()).contains(registry.get("echo").spec());
         assertThat(event.invocationId()).isEqualTo(ctx.invocationId());
         assertThat(event.startedAt()).isEqualTo(store.records().get(0).startedAt());
-        assertThat(event.isolationTier()).isEqualTo(IsolationTier.NONE);
+        assertThat(event.isolationTier()).isEqualTo(IsolationTier.IN_PROCESS);
     }
 
     @Test
@@ -634,7 +634,7 @@ class ToolExecutorTest {
         call(executor, "echo", "{\"text\":\"a\"}");
 
         assertThat(watching.events).extracting(ToolCallEvent::isolationTier)
-                .containsExactly(IsolationTier.BWRAP, IsolationTier.BWRAP, IsolationTier.NONE, IsolationTier.NONE);
+                .containsExactly(IsolationTier.BWRAP, IsolationTier.BWRAP, IsolationTier.IN_PROCESS, IsolationTier.IN_PROCESS);
     }
 
     @Test
@@ -724,7 +724,7 @@ class ToolExecutorTest {
             return ToolOutput.of("ran");
         });
         Reason denied = Reason.declare("policy_denied", ToolStatus.REFUSED);
-        ToolExecutor executor = gated(q -> PolicyVerdict.refuse(denied, "rule counted: argument text"), "counted");
+        ToolExecutor executor = gated(q -> PolicyDecision.refuse(denied, "rule counted: argument text"), "counted");
 
         ToolResult r = call(executor, "counted", "{\"text\":\"a\"}");
 
@@ -735,13 +735,13 @@ class ToolExecutorTest {
 
     @Test
     void aShadowVerdictLetsTheCallRunAndTheRecordKeepsWhatWouldHaveBeenRefused() {
-        ToolExecutor executor = gated(q -> PolicyVerdict.allowAndRecord("would deny: argument text"), "echo");
+        ToolExecutor executor = gated(q -> PolicyDecision.allowAndRecord("would deny: argument text"), "echo");
 
         ToolResult r = call(executor, "echo", "{\"text\":\"a\"}");
 
         assertThat(r.status()).isEqualTo(ToolStatus.OK);
         assertThat(store.records().get(0).shadowDenial()).isEqualTo("would deny: argument text");
-        assertThat(call(gated(q -> PolicyVerdict.allow(), "echo"), "echo", "{\"text\":\"a\"}").status())
+        assertThat(call(gated(q -> PolicyDecision.allow(), "echo"), "echo", "{\"text\":\"a\"}").status())
                 .isEqualTo(ToolStatus.OK);
         assertThat(store.records().get(1).shadowDenialOptional()).isEmpty();
     }
@@ -765,7 +765,7 @@ class ToolExecutorTest {
         List<PolicyQuery> asked = new ArrayList<>();
         ToolExecutor executor = gated(q -> {
             asked.add(q);
-            return PolicyVerdict.allow();
+            return PolicyDecision.allow();
         }, "reader");
         ToolContext named = ToolContext.builder("inv-g", ctx.workspace()).agent("docs-bot").build();
 

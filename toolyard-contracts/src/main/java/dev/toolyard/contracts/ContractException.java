@@ -1,6 +1,6 @@
 package dev.toolyard.contracts;
 
-import dev.toolyard.ToolYardException;
+import dev.toolyard.ModuleException;
 
 /**
  * A manifest, scope file or {@code toolclad.toml} that cannot be used: bad application configuration,
@@ -8,7 +8,7 @@ import dev.toolyard.ToolYardException;
  * {@code "whois.clad.toml: [tool] timeout_seconds must be at least 1, got 0"}. Never thrown for what a
  * model sends: that comes back as a {@code ToolResult}.
  */
-public final class ContractException extends ToolYardException {
+public final class ContractException extends ModuleException {
     private static final long serialVersionUID = 1L;
 
     /** @param message the file, the key and what is wrong; never {@code null} */

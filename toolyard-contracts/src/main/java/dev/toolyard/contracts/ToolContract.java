@@ -97,6 +97,7 @@ public final class ToolContract {
                     // ToolClad's default gate denies these unless approved: here the executor's approval gate asks
                     .requiresApproval(m.tool().humanApproval() || m.tool().riskTier().equals("high")
                             || m.tool().riskTier().equals("critical"))
+                    .reasons(Reasons.OUT_OF_SCOPE, Reasons.RESULT_INVALID) // its registry checks them against other tools'
                     .build();
         } catch (InvalidToolSpecException e) {
             throw new ContractException(fileName + ": the generated tool spec is invalid: " + e.getMessage());

@@ -18,7 +18,7 @@ import java.util.Optional;
 public interface IsolatedRunner {
     /**
      * @return the isolation tier this runner runs commands on; never {@code null}; never
-     *     {@link IsolationTier#NONE}, which names calls that need no isolation
+     *     {@link IsolationTier#IN_PROCESS}, which names calls that need no isolation
      */
     IsolationTier isolationTier();
 

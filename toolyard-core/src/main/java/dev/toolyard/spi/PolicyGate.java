@@ -1,5 +1,8 @@
 package dev.toolyard.spi;
 
+import dev.toolyard.Reason;
+import java.util.Set;
+
 /**
  * An application's own word on a call, after the built-in checks up to containment and before capacity
  * and the approval gate: the place for a least-privilege policy (the {@code toolyard-policy} module's is one). Register with
@@ -21,5 +24,16 @@ public interface PolicyGate {
      * @param query the call; never {@code null}
      * @return the verdict; never {@code null} (a {@code null} verdict refuses the call, like a throw)
      */
-    PolicyVerdict decide(PolicyQuery query);
+    PolicyDecision decide(PolicyQuery query);
+
+    /**
+     * The gate's own reasons (made with {@link dev.toolyard.Reason#declare}) it refuses with. An executor
+     * built with this gate adds them to its registry's reasons, so a tool that gives one of these wire
+     * names another status is refused (at {@code build()} or at registration), naming both.
+     *
+     * @return the gate's tool-declared reasons; by default none; never {@code null}
+     */
+    default Set<Reason> reasons() {
+        return Set.of();
+    }
 }

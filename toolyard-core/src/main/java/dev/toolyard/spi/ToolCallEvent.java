@@ -88,7 +88,7 @@ public final class ToolCallEvent {
 
     /**
      * @return the tier the call runs on: the sandbox's tier when the tool requires isolation, otherwise
-     *     {@link IsolationTier#NONE}; never {@code null}
+     *     {@link IsolationTier#IN_PROCESS}; never {@code null}
      */
     public IsolationTier isolationTier() {
         return isolationTier;

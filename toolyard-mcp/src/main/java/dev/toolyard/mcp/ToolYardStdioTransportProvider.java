@@ -32,7 +32,7 @@ import reactor.core.publisher.Mono;
  */
 public final class ToolYardStdioTransportProvider implements McpServerTransportProvider {
     /** The default longest line, in bytes: the SDK's own stdio limit. */
-    public static final int DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+    static final int DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
     private static final System.Logger LOG = System.getLogger(ToolYardStdioTransportProvider.class.getName());
     /** The reader parses up to {@link JsonRpcLines#MAX_MESSAGE_DEPTH} levels; recursion there needs a deep stack. */
@@ -47,6 +47,8 @@ public final class ToolYardStdioTransportProvider implements McpServerTransportP
     private volatile McpServerSession session;
 
     /**
+     * With the default longest line, the SDK's own stdio limit: 16 MiB ({@link #maxLineBytes()} reports it).
+     *
      * @param json the SDK's mapper for what is written ({@code McpJsonDefaults.getMapper()}); never {@code null}
      * @param in the client's messages; never {@code null}
      * @param out where the answers go; never {@code null}; nothing else may write to it
@@ -70,6 +72,11 @@ public final class ToolYardStdioTransportProvider implements McpServerTransportP
             throw new IllegalArgumentException("maxLineBytes must be at least 1024, got " + maxLineBytes);
         }
         this.maxLineBytes = maxLineBytes;
+    }
+
+    /** @return the longest line this transport reads whole, in bytes: as configured, or the default 16 MiB */
+    public int maxLineBytes() {
+        return maxLineBytes;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.toolyard.otel;
 
+import dev.toolyard.IsolationTier;
 import dev.toolyard.Reason;
 import dev.toolyard.ToolCallRecord;
 import dev.toolyard.ToolStatus;
@@ -84,7 +85,7 @@ public final class ToolYardAuditLog {
                     .setAttribute(STATUS, r.status().wireName())
                     .setAttribute(ARGUMENTS_SHA256, r.argumentsSha256())
                     .setAttribute(ARGUMENTS_REDACTED, r.argumentsRedacted())
-                    .setAttribute(ISOLATION_TIER, call.isolationTier() == null ? "none" : call.isolationTier().wireName());
+                    .setAttribute(ISOLATION_TIER, call.isolationTier() == null ? IsolationTier.IN_PROCESS.wireName() : call.isolationTier().wireName());
             try {
                 b.setAttribute(DURATION_NANOS, r.duration().toNanos());
             } catch (ArithmeticException e) {

@@ -207,7 +207,7 @@ class ToolYardTelemetryTest {
         assertThat(a.get(TOOL_DESCRIPTION)).isEqualTo("Read one note from the workspace.");
         assertThat(a.get(TOOL_CALL_ID)).as("no framework id: ToolYard's").isEqualTo(record.callId());
         assertThat(a.get(CALL_ID)).as("written only beside a framework id").isNull();
-        assertThat(a.get(TIER)).isEqualTo("none");
+        assertThat(a.get(TIER)).isEqualTo("in_process");
         assertThat(a.get(STATUS)).isEqualTo("ok");
     }
 
@@ -248,7 +248,7 @@ class ToolYardTelemetryTest {
             assertThat(a.get(TOOL_DESCRIPTION)).isEqualTo(request.name().equals("read_notes")
                     ? "Read one note from the workspace." : "The " + request.name() + " tool.");
         }
-        assertThat(a.get(TIER)).isEqualTo(reason == Reason.ISOLATION_UNAVAILABLE ? "unavailable" : "none");
+        assertThat(a.get(TIER)).isEqualTo(reason == Reason.ISOLATION_UNAVAILABLE ? "unavailable" : "in_process");
     }
 
     @Test

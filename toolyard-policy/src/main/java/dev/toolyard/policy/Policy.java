@@ -93,32 +93,32 @@ public final class Policy {
      * @param arguments the arguments object, path arguments workspace-relative; {@code null} if unknown
      * @return the decision; never {@code null}
      */
-    public Decision decide(String agent, String tool, JsonNode arguments) {
+    public RuleDecision decide(String agent, String tool, JsonNode arguments) {
         Objects.requireNonNull(agent, "agent");
         Objects.requireNonNull(tool, "tool");
         Map<String, Rule> tools = agents.get(agent);
         Rule rule = tools == null ? null : tools.get(tool);
         if (rule == null) {
-            return new Decision(false, Optional.empty(), Optional.empty(), "no policy rule allows tool '"
+            return new RuleDecision(false, Optional.empty(), Optional.empty(), "no policy rule allows tool '"
                     + clip(tool) + "' for agent '" + agentLabel(agent) + "'");
         }
         String name = ruleName(agent, tool);
         if (!rule.argumentsCaptured()) {
-            return new Decision(true, Optional.of(name), Optional.empty(), "");
+            return new RuleDecision(true, Optional.of(name), Optional.empty(), "");
         }
         if (arguments == null || !arguments.isObject()) {
-            return new Decision(false, Optional.of(name), Optional.empty(), "policy rule '" + name
+            return new RuleDecision(false, Optional.of(name), Optional.empty(), "policy rule '" + name
                     + "': the arguments are not available to check");
         }
         for (Map.Entry<String, JsonNode> e : arguments.properties()) {
             Constraint c = rule.arguments().get(e.getKey());
             String why = c == null ? "was never seen for this tool" : c.check(e.getValue());
             if (why != null) {
-                return new Decision(false, Optional.of(name), Optional.of(e.getKey()), "policy rule '" + name
+                return new RuleDecision(false, Optional.of(name), Optional.of(e.getKey()), "policy rule '" + name
                         + "': argument '" + clip(e.getKey()) + "' " + why);
             }
         }
-        return new Decision(true, Optional.of(name), Optional.empty(), "");
+        return new RuleDecision(true, Optional.of(name), Optional.empty(), "");
     }
 
     static String ruleName(String agent, String tool) {

@@ -23,7 +23,7 @@ public final class PolicyChecks {
      * @param call the call
      * @param decision the denial
      */
-    public record Denial(int index, ObservedCall call, Decision decision) {}
+    public record Denial(int index, ObservedCall call, RuleDecision decision) {}
 
     /**
      * @param policy the policy; never {@code null}
@@ -40,7 +40,7 @@ public final class PolicyChecks {
             if (!c.admitted()) {
                 continue;
             }
-            Decision d = policy.decide(c.agent(), c.tool(), c.arguments());
+            RuleDecision d = policy.decide(c.agent(), c.tool(), c.arguments());
             if (!d.allowed() && c.arguments() == null && d.rule().isPresent()) {
                 continue; // arguments not captured: nothing to check them against, counted by drift instead
             }

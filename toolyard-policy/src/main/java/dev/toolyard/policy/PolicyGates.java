@@ -5,10 +5,11 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.ToolStatus;
 import dev.toolyard.spi.PolicyGate;
 import dev.toolyard.spi.PolicyQuery;
-import dev.toolyard.spi.PolicyVerdict;
+import dev.toolyard.spi.PolicyDecision;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -66,13 +67,21 @@ public final class PolicyGates {
     public static PolicyGate of(Policy policy, Mode mode) {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(mode, "mode");
-        return query -> {
-            Decision d = decide(policy, query);
-            if (d.allowed()) {
-                return PolicyVerdict.allow();
+        return new PolicyGate() {
+            @Override
+            public PolicyDecision decide(PolicyQuery query) {
+                RuleDecision d = PolicyGates.decide(policy, query);
+                if (d.allowed()) {
+                    return PolicyDecision.allow();
+                }
+                return mode == Mode.ENFORCE ? PolicyDecision.refuse(POLICY_DENIED, d.detail())
+                        : PolicyDecision.allowAndRecord("would deny: " + d.detail());
             }
-            return mode == Mode.ENFORCE ? PolicyVerdict.refuse(POLICY_DENIED, d.detail())
-                    : PolicyVerdict.allowAndRecord("would deny: " + d.detail());
+
+            @Override
+            public Set<Reason> reasons() {
+                return Set.of(POLICY_DENIED);
+            }
         };
     }
 
@@ -81,7 +90,7 @@ public final class PolicyGates {
      * @param query the executor's question
      * @return the policy's decision on it, path arguments made workspace-relative
      */
-    static Decision decide(Policy policy, PolicyQuery query) {
+    static RuleDecision decide(Policy policy, PolicyQuery query) {
         JsonNode args = query.arguments();
         if (!query.paths().isEmpty() && args.isObject()) {
             ObjectNode copy = ((ObjectNode) args).deepCopy();

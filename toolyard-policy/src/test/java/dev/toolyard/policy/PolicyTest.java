@@ -34,7 +34,7 @@ class PolicyTest {
 
     @Test
     void aDenialNamesTheRuleAndArgumentButNoAllowedValue() {
-        Decision d = policy().decide("bot", "lookup", json("{\"mode\":\"everything\",\"path\":\"etc/x\"}"));
+        RuleDecision d = policy().decide("bot", "lookup", json("{\"mode\":\"everything\",\"path\":\"etc/x\"}"));
         assertThat(d.detail()).isEqualTo("policy rule 'bot/lookup': argument 'mode' is not one of the values this rule allows");
         assertThat(d.detail()).doesNotContain("brief", "full", "kb");
         assertThat(policy().decide("bot", "lookup", json("{\"path\":\"etc/x\"}")).detail()).doesNotContain("kb");
@@ -42,7 +42,7 @@ class PolicyTest {
 
     @Test
     void aHostileToolOrArgumentNameIsClippedAndMadePrintableInTheDetail() {
-        Decision d = policy().decide("bot", "x\u0000\n" + "y".repeat(200), json("{}"));
+        RuleDecision d = policy().decide("bot", "x\u0000\n" + "y".repeat(200), json("{}"));
         assertThat(d.detail()).doesNotContain("\u0000", "\n").hasSizeLessThan(160);
     }
 

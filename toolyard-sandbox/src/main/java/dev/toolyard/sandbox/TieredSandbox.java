@@ -61,26 +61,30 @@ import java.util.regex.Pattern;
  */
 public final class TieredSandbox implements Sandbox, AutoCloseable {
     /** Default cap on each of stdout and stderr, in bytes. */
-    public static final int DEFAULT_OUTPUT_CAP_BYTES = 1 << 20;
+    static final int DEFAULT_OUTPUT_CAP_BYTES = 1 << 20;
     /** The smallest output cap, so the truncation label always fits. */
-    public static final int MIN_OUTPUT_CAP_BYTES = 256;
+    static final int MIN_OUTPUT_CAP_BYTES = 256;
     /** The largest output cap: both streams are held in memory. */
-    public static final int MAX_OUTPUT_CAP_BYTES = 64 << 20;
+    static final int MAX_OUTPUT_CAP_BYTES = 64 << 20;
 
     /** The default first uid and gid runs are lent when this process is root; see {@link Builder#sandboxUid(int)}. */
-    public static final int DEFAULT_SANDBOX_UID = 0x7FFF_8000;
-    /** How many times {@link #survey()} runs each rung's canary; the time it reports is their median. */
+    static final int DEFAULT_SANDBOX_UID = 0x7FFF_8000;
+    /**
+     * How many times {@link #survey()} runs each rung's canary; the time it reports is their median. Public,
+     * unlike the defaults of the builder's settings ({@link #settings()}): it is a fixed fact of the survey,
+     * not a setting, and the CLI's doctor states it in its help text, which needs a constant.
+     */
     public static final int SURVEY_CANARY_RUNS = Ladder.SURVEY_RUNS;
     /** The default number of uid and gid pairs, which is how many runs may be under way at once. */
-    public static final int DEFAULT_SANDBOX_ID_COUNT = 64;
+    static final int DEFAULT_SANDBOX_ID_COUNT = 64;
     /** The default number of idle warm sandboxes kept per workspace. */
-    public static final int DEFAULT_WARM_PER_WORKSPACE = 1;
+    static final int DEFAULT_WARM_PER_WORKSPACE = 1;
     /** The default cap on warm sandboxes alive at once, over all workspaces. */
-    public static final int DEFAULT_WARM_MAX_TOTAL = 8;
+    static final int DEFAULT_WARM_MAX_TOTAL = 8;
     /** The default time an idle warm sandbox is kept. */
-    public static final Duration DEFAULT_WARM_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration DEFAULT_WARM_IDLE_TIMEOUT = Duration.ofSeconds(60);
     /** How many warm {@code /bin/true} runs {@link #survey()} times on each rung that can run warm. */
-    public static final int SURVEY_WARM_RUNS = 5;
+    static final int SURVEY_WARM_RUNS = 5;
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,255}");
     private static final Pattern IMAGE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}");
     /** A plain name (no slash, not a dot-dot), or an absolute path without {@code ..} segments. */
@@ -93,6 +97,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
     private final IsolationTier startAt;
     private final WarmMode warm;
     private final LadderProbe ladder;
+    private final Settings settings;
     private final Object relayLock = new Object();
     private Path relay; // guarded by relayLock
     private final Object probeLock = new Object();
@@ -104,8 +109,54 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         this.outputCapBytes = b.outputCapBytes;
         this.startAt = b.startAt;
         this.warm = new WarmMode(b.warm, b.warmPerWorkspace, b.warmIdleTimeout, b.warmMaxTotal);
+        this.settings = new Settings(b.outputCapBytes, b.sandboxUid, b.sandboxGid, b.sandboxIdCount, b.warm,
+                b.warmPerWorkspace, b.warmMaxTotal, b.warmIdleTimeout, MIN_OUTPUT_CAP_BYTES, MAX_OUTPUT_CAP_BYTES,
+                SURVEY_WARM_RUNS);
         this.ladder = new LadderProbe(new LadderProbe.Settings(b.which, b.limits, b.containerImage, b.ociRuntime,
                 new SandboxIds(b.sandboxUid, b.sandboxGid, b.sandboxIdCount), b.root, b.startAt, b.lowestTier), warm);
+    }
+
+    /**
+     * What a sandbox was built with: the configured value of each numeric setting, or its default, and the
+     * bounds its builder accepts. A read-only view, as {@code ToolExecutor.limits()} is: the defaults are
+     * read from a sandbox built without setting them, not from constants.
+     *
+     * @param outputCapBytes cap on each of stdout and stderr; default 1 MiB
+     * @param sandboxUid the first uid runs are lent when this process is root; default {@code 0x7FFF8000}
+     * @param sandboxGid the first gid; default {@code 0x7FFF8000}
+     * @param sandboxIdCount uid and gid pairs, so how many runs may be under way at once; default 64
+     * @param warm whether runs are warm; default {@code false}
+     * @param warmPerWorkspace idle warm sandboxes kept per workspace; default 1
+     * @param warmMaxTotal warm sandboxes alive at once over all workspaces; default 8
+     * @param warmIdleTimeout how long an idle warm sandbox is kept; default 60 s
+     * @param minOutputCapBytes the smallest output cap, so the truncation label always fits: 256
+     * @param maxOutputCapBytes the largest output cap (both streams are held in memory): 64 MiB
+     * @param surveyWarmRuns warm {@code /bin/true} runs {@link TieredSandbox#survey()} times on each rung that runs warm: 5
+     */
+    public record Settings(int outputCapBytes, int sandboxUid, int sandboxGid, int sandboxIdCount, boolean warm,
+            int warmPerWorkspace, int warmMaxTotal, Duration warmIdleTimeout, int minOutputCapBytes,
+            int maxOutputCapBytes, int surveyWarmRuns) {
+        /**
+         * Checks nothing: a sandbox builds it from values its builder already checked.
+         *
+         * @param outputCapBytes cap on each output stream
+         * @param sandboxUid the first uid
+         * @param sandboxGid the first gid
+         * @param sandboxIdCount uid and gid pairs
+         * @param warm whether runs are warm
+         * @param warmPerWorkspace idle warm sandboxes per workspace
+         * @param warmMaxTotal warm sandboxes alive at once
+         * @param warmIdleTimeout idle warm sandbox lifetime
+         * @param minOutputCapBytes the smallest output cap
+         * @param maxOutputCapBytes the largest output cap
+         * @param surveyWarmRuns warm runs a survey times per rung
+         */
+        public Settings {}
+    }
+
+    /** @return the settings this sandbox was built with, defaults included; never {@code null} */
+    public Settings settings() {
+        return settings;
     }
 
     /** @return a builder with the defaults; never {@code null} */
@@ -485,7 +536,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         }
 
         /**
-         * @param count idle warm sandboxes kept per workspace; default {@value #DEFAULT_WARM_PER_WORKSPACE}
+         * @param count idle warm sandboxes kept per workspace; default 1
          * @return this builder
          */
         public Builder warmPerWorkspace(int count) {
@@ -495,7 +546,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
 
         /**
          * @param count warm sandboxes alive at once, over all workspaces, idle or busy; each holds a
-         *     sandbox uid while it lives; default {@value #DEFAULT_WARM_MAX_TOTAL}
+         *     sandbox uid while it lives; default 8
          * @return this builder
          */
         public Builder warmMaxTotal(int count) {
@@ -558,7 +609,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
          * after it, lies just below 2<sup>31</sup>, above systemd's container, dynamic-user-namespace
          * and foreign ranges. When this process is not root, commands keep its uid and this is unused.
          *
-         * @param uid the first uid; default {@value #DEFAULT_SANDBOX_UID}
+         * @param uid the first uid; default 2147450880 ({@code 0x7FFF8000})
          * @return this builder
          */
         public Builder sandboxUid(int uid) {
@@ -567,7 +618,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         }
 
         /**
-         * @param gid the first gid, used as {@link #sandboxUid(int)} is; default {@value #DEFAULT_SANDBOX_UID}
+         * @param gid the first gid, used as {@link #sandboxUid(int)} is; default 2147450880 ({@code 0x7FFF8000})
          * @return this builder
          */
         public Builder sandboxGid(int gid) {
@@ -578,7 +629,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         /**
          * @param count how many uid and gid pairs to lend, which is how many runs may be under way at
          *     once (a further run waits, within its timeout, for one to end); default
-         *     {@value #DEFAULT_SANDBOX_ID_COUNT}
+         *     64
          * @return this builder
          */
         public Builder sandboxIdCount(int count) {
@@ -664,7 +715,7 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
          * @throws IllegalArgumentException if {@code containerImage} is not an image reference (it must
          *     start with a letter or digit and hold only letters, digits and {@code ._/:@+-})
          * @throws IllegalArgumentException if {@code outputCapBytes} is outside
-         *     {@value #MIN_OUTPUT_CAP_BYTES}..{@value #MAX_OUTPUT_CAP_BYTES}
+         *     256..67108864 (64 MiB)
          * @throws IllegalArgumentException if {@code sandboxIdCount} is below 1, or {@code sandboxUid}
          *     or {@code sandboxGid} is below 1, or their block of {@code sandboxIdCount} ids reaches
          *     2<sup>31</sup> or holds 65534 (nobody), or a uid of the block is a user's in

@@ -140,7 +140,7 @@ final class WarmMode implements AutoCloseable {
     }
 
     /**
-     * Times a warm start and {@value TieredSandbox#SURVEY_WARM_RUNS} warm {@code /bin/true} runs on
+     * Times a warm start and five warm {@code /bin/true} runs on
      * {@code rung}, in a temporary workspace, with a pool of its own that is closed before this returns.
      *
      * @return what the doctor shows for the rung's warm mode

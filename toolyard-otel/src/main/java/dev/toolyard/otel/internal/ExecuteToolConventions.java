@@ -46,7 +46,7 @@ public final class ExecuteToolConventions {
     public static final AttributeKey<String> STATUS = AttributeKey.stringKey("toolyard.status");
     /** {@code toolyard.reason}: the reason's wire name, for every status but {@code ok}. */
     public static final AttributeKey<String> REASON = AttributeKey.stringKey("toolyard.reason");
-    /** {@code toolyard.isolation.tier}: {@code container}, {@code bwrap}, {@code unavailable} or {@code none}. */
+    /** {@code toolyard.isolation.tier}: {@code gvisor}, {@code container}, {@code bwrap}, {@code unavailable} or {@code in_process}. */
     public static final AttributeKey<String> ISOLATION_TIER = AttributeKey.stringKey("toolyard.isolation.tier");
     /** {@code toolyard.invocation.id}: the invocation the call belongs to. */
     public static final AttributeKey<String> INVOCATION_ID = AttributeKey.stringKey("toolyard.invocation.id");

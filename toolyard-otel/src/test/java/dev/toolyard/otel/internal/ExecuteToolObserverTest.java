@@ -52,7 +52,7 @@ class ExecuteToolObserverTest {
     }
 
     static ToolCallEvent event(String callId) {
-        return ToolCallEvent.of(callId, "", "echo", ECHO, "inv", T0, IsolationTier.NONE);
+        return ToolCallEvent.of(callId, "", "echo", ECHO, "inv", T0, IsolationTier.IN_PROCESS);
     }
 
     static ToolCallRecord ok(String callId, Duration took) {

@@ -220,7 +220,7 @@ class LadderTest {
         assertThatThrownBy(() -> dev.toolyard.sandbox.TieredSandbox.builder().lowestTier(IsolationTier.GVISOR).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("lowestTier (GVISOR) is above startAt (CONTAINER)");
-        assertThatThrownBy(() -> dev.toolyard.sandbox.TieredSandbox.builder().lowestTier(IsolationTier.NONE).build())
+        assertThatThrownBy(() -> dev.toolyard.sandbox.TieredSandbox.builder().lowestTier(IsolationTier.IN_PROCESS).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("lowestTier must be GVISOR, CONTAINER or BWRAP");
     }
 

@@ -1,7 +1,6 @@
 package dev.toolyard.springai.autoconfigure;
 
 import dev.toolyard.EgressClass;
-import dev.toolyard.ToolContext;
 import dev.toolyard.ToolExecutor;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +31,7 @@ public class ToolYardProperties {
     /** Absolute paths of existing directories every tool call may read but not write; none may contain another root. */
     private List<Path> readRoots = new ArrayList<>();
     /** Deadline of each tool call's handler; positive. */
-    private Duration timeout = Duration.ofSeconds(ToolContext.DEFAULT_TIMEOUT_SECONDS);
+    private Duration timeout = Duration.ofSeconds(30); // ToolContext's default (ToolYardPropertiesDefaultsTest)
     /** Highest egress class a tool may have: NONE, ALLOWLISTED or ANY. */
     private EgressClass egressCeiling = EgressClass.NONE;
     /** Tool-context key whose value (1-256 characters) is a call's invocation id; without it each call gets a fresh id. */

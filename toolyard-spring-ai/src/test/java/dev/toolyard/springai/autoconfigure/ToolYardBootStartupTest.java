@@ -17,7 +17,7 @@ import dev.toolyard.springai.ToolYardToolCallbacks;
 import dev.toolyard.spi.ApprovalDecision;
 import dev.toolyard.spi.ApprovalGate;
 import dev.toolyard.spi.PolicyGate;
-import dev.toolyard.spi.PolicyVerdict;
+import dev.toolyard.spi.PolicyDecision;
 import dev.toolyard.spi.ToolCallEvent;
 import dev.toolyard.spi.ToolCallObserver;
 import dev.toolyard.spi.ToolCallStore;
@@ -120,7 +120,7 @@ class ToolYardBootStartupTest {
                     : ApprovalDecision.deny("release-manager", "production is frozen"));
         };
         PolicyGate policy = query -> "moon".equals(query.arguments().path("target").asString())
-                ? PolicyVerdict.refuse(Reason.NOT_APPROVED, "no deploys to the moon") : PolicyVerdict.allow();
+                ? PolicyDecision.refuse(Reason.NOT_APPROVED, "no deploys to the moon") : PolicyDecision.allow();
         ToolCallObserver observer = new ToolCallObserver() {
             @Override
             public void onEnd(ToolCallEvent call, ToolCallRecord record) {

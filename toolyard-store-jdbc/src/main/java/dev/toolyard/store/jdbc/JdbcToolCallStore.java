@@ -60,23 +60,23 @@ import org.sqlite.SQLiteOpenMode;
  *
  * <p>The schema is created and upgraded by the store itself (see {@code docs/store.md}). Several
  * stores may share one PostgreSQL database; several processes may share one SQLite file, taking
- * turns at its write lock (each waits up to {@value #SQLITE_BUSY_TIMEOUT_MILLIS} ms).
+ * turns at its write lock (each waits up to 10 s: {@link Settings#sqliteBusyTimeout()}).
  *
  * <p>Thread-safe. No method takes or returns {@code null}.
  */
 public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, AutoCloseable {
     /** How long an SQLite connection waits for another connection's lock before failing, in ms. */
-    public static final int SQLITE_BUSY_TIMEOUT_MILLIS = 10_000;
+    static final int SQLITE_BUSY_TIMEOUT_MILLIS = 10_000;
     /** How many writer threads (each with a connection of its own) a PostgreSQL store has by default. */
-    public static final int DEFAULT_POSTGRESQL_WRITERS = 2;
+    static final int DEFAULT_POSTGRESQL_WRITERS = 2;
     /** The most writer threads {@link Builder#writers} takes. */
-    public static final int MAX_WRITERS = 16;
+    static final int MAX_WRITERS = 16;
     /** The shortest {@link Builder#retention}: a shorter one would remove the marks of calls still running. */
-    public static final Duration MIN_RETENTION = Duration.ofHours(1);
+    static final Duration MIN_RETENTION = Duration.ofHours(1);
     /** The longest {@link Builder#retention} (about a century). */
-    public static final Duration MAX_RETENTION = Duration.ofDays(36_500);
+    static final Duration MAX_RETENTION = Duration.ofDays(36_500);
     /** How often a store with a {@link Builder#retention} prunes, unless {@link Builder#pruneEvery} says otherwise. */
-    public static final Duration DEFAULT_PRUNE_EVERY = Duration.ofHours(1);
+    static final Duration DEFAULT_PRUNE_EVERY = Duration.ofHours(1);
 
     /** How many read connections an SQLite store keeps open between reads (their page caches stay warm). */
     private static final int SQLITE_KEPT_READERS = 4;
@@ -88,8 +88,50 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
     private final String description;
     private volatile ScheduledExecutorService retention;
     private volatile boolean closed;
+    private volatile Settings settings;
 
-    private JdbcToolCallStore(List<CallTable> tables, String description) {
+    /**
+     * What a store was built with: the configured value of each setting, or its default, and the bounds
+     * its builder accepts. A read-only view, as the defaults are read from a built store rather than from
+     * constants: a store built without setting them reports the defaults.
+     *
+     * @param writers writer threads, each with its own connection; default 2 on PostgreSQL, 1 elsewhere
+     * @param retention how long calls are kept; empty when the store keeps them until pruned by hand
+     * @param pruneEvery how often the store prunes; empty without a retention, default an hour with one
+     * @param sqliteBusyTimeout how long an SQLite connection waits for another's lock; 10 s; empty for
+     *     another database
+     * @param maxWriters the most writer threads {@link JdbcToolCallStore.Builder#writers} takes: 16
+     * @param minRetention the shortest {@link JdbcToolCallStore.Builder#retention}: an hour (shorter would remove the marks of
+     *     calls still running)
+     * @param maxRetention the longest {@link JdbcToolCallStore.Builder#retention}: 36,500 days
+     */
+    public record Settings(int writers, Optional<Duration> retention, Optional<Duration> pruneEvery,
+            Optional<Duration> sqliteBusyTimeout, int maxWriters, Duration minRetention, Duration maxRetention) {
+        /**
+         * Checks nothing: a store builds it from values its builder already checked.
+         *
+         * @param writers writer threads
+         * @param retention how long calls are kept
+         * @param pruneEvery how often the store prunes
+         * @param sqliteBusyTimeout an SQLite connection's lock wait
+         * @param maxWriters the most writer threads
+         * @param minRetention the shortest retention
+         * @param maxRetention the longest retention
+         */
+        public Settings {}
+    }
+
+    /** @return the settings this store was built with, defaults included; never {@code null} */
+    public Settings settings() {
+        return settings;
+    }
+
+    private final int writers;
+    private final Dialect dialect;
+
+    private JdbcToolCallStore(List<CallTable> tables, String description, Dialect dialect) {
+        this.writers = tables.size();
+        this.dialect = dialect;
         this.table = tables.get(0);
         this.description = description;
         this.writer = new GroupCommitWriter(tables, description);
@@ -112,7 +154,7 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
 
     /**
      * Uses a database reached through a data source as a store. The store keeps one connection per
-     * writer thread until {@link #close} ({@value #DEFAULT_POSTGRESQL_WRITERS} on PostgreSQL, one
+     * writer thread until {@link #close} (2 on PostgreSQL, one
      * elsewhere: see {@link Builder#writers}) and takes one per read; it never closes the data source.
      * SQLite and PostgreSQL are recognised (from the driver's product name) and tested; any other
      * database gets standard SQL (an identity column, {@code TEXT} and {@code BOOLEAN}). The same as
@@ -180,10 +222,10 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
          * before it waits for its sync, so callers released by a commit need not wait a whole commit
          * for the next to begin. Writes one caller makes one after the other keep their order either
          * way; writes in flight at the same time from different callers may commit in either order.
-         * Default: {@value JdbcToolCallStore#DEFAULT_POSTGRESQL_WRITERS} on PostgreSQL, 1 elsewhere.
+         * Default: 2 on PostgreSQL, 1 elsewhere ({@link JdbcToolCallStore#settings()} reports the count).
          * SQLite commits one transaction at a time, so it takes 1 only.
          *
-         * @param writers 1 to {@value JdbcToolCallStore#MAX_WRITERS}
+         * @param writers 1 to 16 ({@link Settings#maxWriters()})
          * @return this builder
          * @throws IllegalArgumentException if {@code writers} is out of range
          */
@@ -197,14 +239,13 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
 
         /**
          * Keeps calls for this long after their start: {@link #build} prunes what is older (before it
-         * returns), and the store prunes again every {@link #pruneEvery} (default
-         * {@link JdbcToolCallStore#DEFAULT_PRUNE_EVERY}) on a daemon thread of its own until it is
+         * returns), and the store prunes again every {@link #pruneEvery} (default an hour) on a daemon thread of its own until it is
          * closed, exactly as {@link JdbcToolCallStore#prune(Duration)} does, while writers keep writing.
          * A scheduled prune that fails is logged ({@code System.Logger}, WARNING) and tried again at the
          * next.
          *
-         * @param keep how long calls are kept; {@link JdbcToolCallStore#MIN_RETENTION} to
-         *     {@link JdbcToolCallStore#MAX_RETENTION}; never {@code null}
+         * @param keep how long calls are kept; an hour to 36,500 days ({@link Settings#minRetention()},
+         *     {@link Settings#maxRetention()}); never {@code null}
          * @return this builder
          * @throws IllegalArgumentException if {@code keep} is out of range (shorter than an hour would
          *     remove the marks of calls still running)
@@ -253,9 +294,14 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             }
             JdbcToolCallStore store = file != null ? openSqlite(file, writers) : openDataSource(dataSource, forced,
                     writers);
+            Duration every = retention == null ? null : pruneEvery == null ? DEFAULT_PRUNE_EVERY : pruneEvery;
+            store.settings = new Settings(store.writers, Optional.ofNullable(retention),
+                    Optional.ofNullable(every), store.dialect == Dialect.SQLITE
+                            ? Optional.of(Duration.ofMillis(SQLITE_BUSY_TIMEOUT_MILLIS)) : Optional.empty(),
+                    MAX_WRITERS, MIN_RETENTION, MAX_RETENTION);
             if (retention != null) {
                 try {
-                    store.keep(retention, pruneEvery == null ? DEFAULT_PRUNE_EVERY : pruneEvery);
+                    store.keep(retention, every);
                 } catch (RuntimeException e) {
                     try {
                         store.close();
@@ -302,7 +348,7 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
             syncDirectory(path.getParent());
             CallTable table = new CallTable(sqliteDataSource(url, false), Dialect.SQLITE, new SqliteFileGuard(path),
                     writer, SQLITE_KEPT_READERS);
-            return new JdbcToolCallStore(List.of(table), description);
+            return new JdbcToolCallStore(List.of(table), description, Dialect.SQLITE);
         } catch (SQLException | IOException | RuntimeException e) {
             closeQuietly(writer, e);
             if (e instanceof RuntimeException r) {
@@ -338,7 +384,7 @@ public final class JdbcToolCallStore implements ToolCallStore, ToolCallReader, A
                 dialect.prepareWriter(c);
                 tables.add(new CallTable(dataSource, dialect, CommitGuard.NONE, c));
             }
-            return new JdbcToolCallStore(tables, description);
+            return new JdbcToolCallStore(tables, description, dialect);
         } catch (SQLException | RuntimeException e) {
             for (Connection c : connections) {
                 closeQuietly(c, e);

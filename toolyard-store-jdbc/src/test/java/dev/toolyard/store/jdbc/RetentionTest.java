@@ -44,6 +44,21 @@ class RetentionTest {
             + "duration_nano, completed, request_call_id, approver, agent, shadow_denial";
 
     @Test
+    void theDefaultsAndBoundsAreReadFromTheBuiltStoreNotFromConstants(@TempDir Path dir) {
+        try (JdbcToolCallStore plain = JdbcToolCallStore.sqlite(dir.resolve("plain.db"));
+                JdbcToolCallStore kept = JdbcToolCallStore.builder(dir.resolve("kept.db")).retention(Duration.ofDays(7))
+                        .build();
+                JdbcToolCallStore often = JdbcToolCallStore.builder(dir.resolve("often.db")).retention(Duration.ofDays(7))
+                        .pruneEvery(Duration.ofMinutes(5)).build()) {
+            assertThat(plain.settings()).isEqualTo(new JdbcToolCallStore.Settings(1, Optional.empty(), Optional.empty(),
+                    Optional.of(Duration.ofSeconds(10)), 16, Duration.ofHours(1), Duration.ofDays(36_500)));
+            assertThat(kept.settings().retention()).contains(Duration.ofDays(7));
+            assertThat(kept.settings().pruneEvery()).contains(Duration.ofHours(1));
+            assertThat(often.settings().pruneEvery()).contains(Duration.ofMinutes(5));
+        }
+    }
+
+    @Test
     void aNonsenseRetentionPruneIntervalOrWriterCountFailsAtOnceNamingTheParameter(@TempDir Path dir) {
         JdbcToolCallStore.Builder b = JdbcToolCallStore.builder(dir.resolve("calls.db"));
         for (Duration bad : List.of(Duration.ZERO, Duration.ofMinutes(-5), Duration.ofMinutes(59),

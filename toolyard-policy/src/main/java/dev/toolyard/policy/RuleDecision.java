@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param argument the argument that failed; empty when the call is allowed or no argument decided
  * @param detail one line for the model and the record; {@code ""} when allowed; never {@code null}
  */
-public record Decision(boolean allowed, Optional<String> rule, Optional<String> argument, String detail) {
+public record RuleDecision(boolean allowed, Optional<String> rule, Optional<String> argument, String detail) {
 
     /**
      * Checks the components.
@@ -24,7 +24,7 @@ public record Decision(boolean allowed, Optional<String> rule, Optional<String> 
      * @param argument the argument; never {@code null}
      * @param detail the detail; never {@code null}
      */
-    public Decision {
+    public RuleDecision {
         Objects.requireNonNull(rule, "rule");
         Objects.requireNonNull(argument, "argument");
         Objects.requireNonNull(detail, "detail");

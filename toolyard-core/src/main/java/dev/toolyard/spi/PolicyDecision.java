@@ -10,21 +10,21 @@ import java.util.Objects;
  * would have been refused (shadow mode), kept in the record's {@code shadowDenial}. Immutable.
  * Thread-safe.
  */
-public final class PolicyVerdict {
-    private static final PolicyVerdict ALLOW = new PolicyVerdict(null, "", "");
+public final class PolicyDecision {
+    private static final PolicyDecision ALLOW = new PolicyDecision(null, "", "");
 
     private final Reason reason;
     private final String detail;
     private final String shadowDenial;
 
-    private PolicyVerdict(Reason reason, String detail, String shadowDenial) {
+    private PolicyDecision(Reason reason, String detail, String shadowDenial) {
         this.reason = reason;
         this.detail = detail;
         this.shadowDenial = shadowDenial;
     }
 
     /** @return the verdict that lets the call run; the same instance each time */
-    public static PolicyVerdict allow() {
+    public static PolicyDecision allow() {
         return ALLOW;
     }
 
@@ -34,13 +34,13 @@ public final class PolicyVerdict {
      * @return a refusal
      * @throws IllegalArgumentException if the reason comes with another status
      */
-    public static PolicyVerdict refuse(Reason reason, String detail) {
+    public static PolicyDecision refuse(Reason reason, String detail) {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(detail, "detail");
         if (reason.status() != ToolStatus.REFUSED) {
             throw new IllegalArgumentException("a gate refuses with a REFUSED reason, not " + reason.wireName());
         }
-        return new PolicyVerdict(reason, detail, "");
+        return new PolicyDecision(reason, detail, "");
     }
 
     /**
@@ -48,12 +48,12 @@ public final class PolicyVerdict {
      * @return a verdict that lets the call run and records {@code wouldDeny} in its record
      * @throws IllegalArgumentException if {@code wouldDeny} is empty
      */
-    public static PolicyVerdict allowAndRecord(String wouldDeny) {
+    public static PolicyDecision allowAndRecord(String wouldDeny) {
         Objects.requireNonNull(wouldDeny, "wouldDeny");
         if (wouldDeny.isEmpty()) {
             throw new IllegalArgumentException("wouldDeny must not be empty; use allow()");
         }
-        return new PolicyVerdict(null, "", wouldDeny);
+        return new PolicyDecision(null, "", wouldDeny);
     }
 
     /** @return whether the call is refused */
