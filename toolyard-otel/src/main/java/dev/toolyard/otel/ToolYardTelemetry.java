@@ -20,9 +20,9 @@ import java.util.Objects;
  */
 public final class ToolYardTelemetry {
     /** Default cap on a captured argument or result value, in UTF-8 bytes. */
-    public static final int DEFAULT_CAPTURE_LIMIT_BYTES = 4_096;
+    static final int DEFAULT_CAPTURE_LIMIT_BYTES = 4_096;
     /** The smallest cap that may be configured, in UTF-8 bytes. */
-    public static final int MIN_CAPTURE_LIMIT_BYTES = 256;
+    static final int MIN_CAPTURE_LIMIT_BYTES = 256;
 
     /** What an observer on the no-op API does: nothing; the port's default methods. */
     private static final ToolCallObserver NOTHING = new ToolCallObserver() {
