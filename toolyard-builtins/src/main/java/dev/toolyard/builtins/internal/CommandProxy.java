@@ -675,8 +675,9 @@ public final class CommandProxy {
 
         /** Closes both ends and forgets the connection. Idempotent; any thread. */
         void end() {
-            close();
+            // Counted out first, so a command that sees its connection closed never finds it still counted.
             session.open.remove(this);
+            close();
         }
     }
 
