@@ -173,6 +173,11 @@ public final class ContainerCommand {
      * file of it). The supervisor proves at start from the mount table that nothing else is writable.
      */
     static final List<String> WARM_WIPED = List.of("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue");
+    /**
+     * The world-writable directories of a gVisor container: {@link #WARM_WIPED}, and {@code /run}, which
+     * runsc mounts as a tmpfs of mode 1777 (runc's is root's, 0755); gVisor has no {@code /dev/mqueue}.
+     */
+    static final List<String> WARM_WIPED_ON_GVISOR = List.of("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run");
 
     /**
      * The command line of a warm container (this process is root): the same container as {@link #run},
@@ -193,7 +198,8 @@ public final class ContainerCommand {
         List<String> a = new ArrayList<>(72);
         container(a, tools, image, name, layout, limits, binds, run, Optional.empty(), Optional.of(supervisor));
         a.add(WARM_SUPERVISOR);
-        a.addAll(Limits.warmSupervisorArguments(ids, limits, false, limits.processCount(), binds.writeRoot(), WARM_WIPED));
+        a.addAll(Limits.warmSupervisorArguments(ids, limits, false, limits.processCount(), binds.writeRoot(),
+                tools.userSpaceKernel() ? WARM_WIPED_ON_GVISOR : WARM_WIPED));
         return a;
     }
 

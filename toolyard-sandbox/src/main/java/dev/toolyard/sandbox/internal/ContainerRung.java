@@ -153,21 +153,11 @@ public final class ContainerRung implements Rung {
         }
     }
 
-    /** Why warm mode is unavailable on the gVisor rung, as the report and the doctor say it. */
-    public static final String GVISOR_WARM_UNAVAILABLE = "warm mode does not run on gVisor: its kernel does not "
-            + "implement setfsgid, through which the warm supervisor gives each wiped directory (/tmp and the like) "
-            + "to the sandbox gid without CAP_CHOWN, so the supervisor cannot start; runs are cold";
-
     @Override
     public Optional<String> warmUnavailable() {
-        if (tools.userSpaceKernel()) {
-            // Tried here (runsc 20221219): the warm supervisor, started in a gVisor container, ends at
-            // once with "/tmp: Function not implemented". It gives each wiped directory to the sandbox
-            // gid as root without CAP_CHOWN through setfsgid, which gVisor's kernel does not implement
-            // (ENOSYS). An earlier "ls /tmp: Invalid argument" there was coreutils' statx with
-            // AT_NO_AUTOMOUNT, which gVisor refuses on every file system, not a mount option.
-            return Optional.of(GVISOR_WARM_UNAVAILABLE);
-        }
+        // gVisor runs warm too (issue 26): the supervisor gives the wiped directories to the sandbox gid
+        // through its effective gid, which gVisor's kernel implements (it has no setfsgid), /run is wiped
+        // there (runsc mounts it 1777), and System V IPC, which gVisor cannot list, is refused to commands.
         if (tools.engine() != ContainerCommand.Engine.PODMAN) {
             return Optional.of("warm mode is built and tested for podman only; runs on " + name() + " are cold");
         }
