@@ -117,7 +117,7 @@ class WarmNetworkTest {
         assertThat(line(first, "answer")).isEqualTo("call-a");
         assertThat(line(first, "init")).as("the call ran in a warm sandbox").isEqualTo("/toolyard-warm");
         String firstSocket = line(first, "socket");
-        assertThat(firstSocket).startsWith("/toolyard-net/call-").endsWith(".sock");
+        assertThat(firstSocket).startsWith("/toolyard-net/c-").endsWith(".sock");
         assertThat(a.sockets).as("the route listened on one socket, gone once the call returned").hasSize(1)
                 .allSatisfy(p -> assertThat(p).doesNotExist());
 
@@ -135,7 +135,7 @@ class WarmNetworkTest {
         assertThat(second.exitCode()).as(second.stderr()).isZero();
         assertThat(line(second, "answer")).isEqualTo("call-b");
         assertThat(line(second, "init")).isEqualTo("/toolyard-warm");
-        assertThat(line(second, "socket")).startsWith("/toolyard-net/call-").isNotEqualTo(firstSocket);
+        assertThat(line(second, "socket")).startsWith("/toolyard-net/c-").isNotEqualTo(firstSocket);
         assertThat(line(second, "old")).isEqualTo("FileNotFoundError");
         assertThat(line(second, "list")).isEqualTo("PermissionError");
         assertThat(a.connections.get()).as("the first call's route saw only the first call").isEqualTo(1);

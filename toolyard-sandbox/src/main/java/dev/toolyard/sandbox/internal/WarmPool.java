@@ -269,7 +269,7 @@ public final class WarmPool implements AutoCloseable {
     }
 
     /**
-     * One call with network on {@code w}: a socket of its own, named afresh (128 random bits), in the
+     * One call with network on {@code w}: a socket of its own, named afresh (96 random bits), in the
      * sandbox's socket directory, which holds nothing else; the relay in front of the command.
      */
     private Supervisor.Outcome runRouted(WarmSandbox w, ProxyRoute route, List<String> command, Map<String, String> env,
@@ -278,8 +278,8 @@ public final class WarmPool implements AutoCloseable {
         if (dir == null) {
             throw new WarmSandbox.NotStarted("the warm sandbox has no socket directory", null);
         }
-        String name = "call-" + HexFormat.of().toHexDigits(RANDOM.nextLong()) + HexFormat.of().toHexDigits(RANDOM.nextLong())
-                + ".sock";
+        // 96 random bits, and short: a unix socket's whole host path must fit in 107 bytes.
+        String name = "c-" + HexFormat.of().toHexDigits(RANDOM.nextLong()) + HexFormat.of().toHexDigits(RANDOM.nextInt()) + ".sock";
         Path socket = dir.resolve(name);
         List<String> relayed = new ArrayList<>(command.size() + 4);
         relayed.add(BindSet.RELAY);
@@ -586,7 +586,8 @@ public final class WarmPool implements AutoCloseable {
     /** @return a new socket directory for one sandbox: root's, {@code 0711}, so a command can connect to a socket it names but list nothing */
     private static Path socketDirectory(NetworkFiles files) {
         try {
-            Path dir = Files.createTempDirectory(files.directory(), "warm-net-");
+            Path dir = Files.createDirectory(files.directory().resolve("w-" + HexFormat.of().toHexDigits(RANDOM.nextLong()).substring(4)),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
             return dir;
         } catch (IOException e) {

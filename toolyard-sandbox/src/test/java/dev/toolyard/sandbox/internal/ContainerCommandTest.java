@@ -185,6 +185,8 @@ class ContainerCommandTest {
         }
         assertThat(indexOf(warm, "--cap-add=SETUID,SETGID,SETPCAP,KILL")).isPositive();
         assertThat(warm.subList(image + 1, warm.size())).endsWith("/tmp/ws", "/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run");
+        assertThat(warm.get(image + 8)).as("RLIMIT_NPROC one lower: gVisor never counts the first process, forked as root")
+                .isEqualTo("15");
         assertThat(ContainerCommand.warmRun(PODMAN, "localhost/skeleton:1", "toolyard-warm-abc", DEBIAN, LIMITS, BINDS,
                 AS_SANDBOX_UID, Path.of("/run/ty/toolyard-warm"))).as("runc's /run is root's 0755: not wiped there")
                 .doesNotContain("/run");
