@@ -138,7 +138,7 @@ class WarmSharesNothingTest {
      * sandbox uid's alone (so B cannot plant files in them).
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void aRunHoldingDescriptorsOfAWarmSandboxsTmpShmAndProcCannotReachItsNextCommand(IsolationTier tier)
             throws Exception {
         TieredSandbox warm = open(tier, true);
@@ -241,7 +241,7 @@ class WarmSharesNothingTest {
             "print('checked', len(sys.argv) - 1)");
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void everyPlaceOutsideTheWriteRootTheMountTableLetsACommandWriteIsGoneForTheNextCommand(IsolationTier tier)
             throws Exception {
         TieredSandbox s = open(tier, true);
@@ -257,7 +257,7 @@ class WarmSharesNothingTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void aPosixMessageQueueCreatedWithOpenDoesNotReachTheNextCommand(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         Path work = workspace("work");
@@ -274,7 +274,7 @@ class WarmSharesNothingTest {
      * must see the new directory, and write into it, never into the renamed one.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void aWorkspacePathReusedForAnotherDirectoryIsANewWorkspace(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         Path work = workspace("work");
@@ -313,7 +313,7 @@ class WarmSharesNothingTest {
             "x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); x.bind('\\0toolyard-abstract'); print('abstract free')");
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void noSocketAndNoBoundPortOfACommandIsLeftInTheNetworkNamespaceOfTheNext(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         Path work = workspace("work");
@@ -330,7 +330,7 @@ class WarmSharesNothingTest {
      * sandbox, and a sandbox the command changed is not used again.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void aCommandThatTakesTheWriteRootFromItsUidLeavesTheNextCommandAsAColdRunWouldFindIt(IsolationTier tier)
             throws Exception {
         TieredSandbox warm = open(tier, true);
@@ -358,7 +358,7 @@ class WarmSharesNothingTest {
      * no container, and no warm sandbox counted alive.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void closeRightAfterDiscardsLeavesNoProcessNoContainerAndNoSandboxAlive(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         String token = "66" + Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000);
