@@ -231,17 +231,6 @@ public class SandboxBenchmark {
         return s.sandbox.runIsolated(TRUE, s.workspace, TIMEOUT, null);
     }
 
-    /**
-     * The warm figure on the gVisor rung (podman with runsc; held to 3 times {@link #bareTrue}, issue 26):
-     * what a command in a known workspace costs once gVisor's start is paid ahead of use.
-     */
-    @Benchmark
-    @Warmup(iterations = 2, time = 1)
-    @Measurement(iterations = 5, time = 1)
-    public SubprocessResult runIsolatedGvisorWarm(SandboxRungs.WarmGvisor s) {
-        return s.sandbox.runIsolated(TRUE, s.workspace, TIMEOUT, null);
-    }
-
     /** Twenty short commands ({@link SandboxRungs#MIX}) in one workspace, warm, on the bubblewrap rung. */
     @Benchmark
     @Warmup(iterations = 2, time = 1)
