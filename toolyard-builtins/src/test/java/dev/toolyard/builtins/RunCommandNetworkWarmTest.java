@@ -64,7 +64,7 @@ class RunCommandNetworkWarmTest {
                 .answer("files.test", "127.0.0.1")
                 .answer("meta.test", "169.254.169.254");
         int p = server.port();
-        network = CommandNetwork.builder(List.of("pypi.test:" + p, "files.test:" + p, "meta.test:" + p), resolver)
+        network = CommandNetwork.builder(List.of("pypi.test:" + p, "files.test:" + p, "meta.test:" + p, "127.0.0.1"), resolver)
                 .socketFactory(sockets).build();
     }
 
