@@ -12,6 +12,7 @@ import dev.toolyard.sandbox.internal.Ladder;
 import dev.toolyard.sandbox.internal.SandboxIds;
 import dev.toolyard.sandbox.internal.Supervisor;
 import dev.toolyard.sandbox.internal.WarmBinary;
+import dev.toolyard.sandbox.internal.WarmPool;
 import dev.toolyard.sandbox.internal.Which;
 import dev.toolyard.spi.ProxyRoute;
 import java.io.Closeable;
@@ -285,8 +286,11 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
      * {@code /toolyard-net}; the relay ({@code /toolyard-relay}) listens on {@code 127.0.0.1:}
      * {@link ProxyRoute#loopbackPort()} and only then starts the command, as its child, and forwards each
      * connection to the socket. The route stops listening, and the directory is removed, once everything
-     * the run started is gone. Such runs are always cold, also in warm mode (a warm sandbox's binds are
-     * fixed when it starts).
+     * the run started is gone. In warm mode such a run takes a warm sandbox of its workspace started with
+     * network (the relay and a socket directory of its own bound read-only; never one a run without
+     * network uses), whose route listens on a socket named afresh for this call, removed before this
+     * returns; a sandbox whose command left any socket in its network namespace is not used again. On
+     * gVisor, and when no such sandbox can be had, the run is cold. See docs/isolation.md.
      *
      * @param route where the relay's connections go; never {@code null}
      * @throws IsolationUnavailableException if {@link #proxyRouteUnavailable()} is not empty
@@ -318,6 +322,16 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
         Path netDir = null;
         try {
             Path relay = relay(privateDir);
+            if (warm.asked()) {
+                // A warm sandbox with network of its own (see docs/isolation.md); cold when none can be had.
+                Optional<Supervisor.Outcome> w = warm.run(p.rung(), ladder::files, plain, command, environment, timeout,
+                        outputCapBytes, new WarmPool.Routed(new WarmPool.NetworkFiles(relay, privateDir), route));
+                if (w.isPresent()) {
+                    Supervisor.Outcome o = w.get();
+                    return new SubprocessResult(o.exitCode(), o.stdout().text(), o.stderr().text(), p.rung().tier(),
+                            o.timedOut(), o.outputTruncated(), p.report().limitsUnenforced(), o.elapsed());
+                }
+            }
             netDir = Files.createTempDirectory(privateDir, "net-");
             Files.setPosixFilePermissions(netDir, PosixFilePermissions.fromString("rwx--x--x"));
             List<String> relayed = new ArrayList<>(command.size() + 4);

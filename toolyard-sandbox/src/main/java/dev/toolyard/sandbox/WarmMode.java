@@ -72,6 +72,28 @@ final class WarmMode implements AutoCloseable {
         return pool.isEmpty() ? Optional.empty() : pool.get().run(binds, command, env, timeout, cap);
     }
 
+    /**
+     * Runs {@code command} warm with network through {@code routed} if a warm sandbox with network can be
+     * had ({@link #networkUnavailable} empty); empty when the caller must run it cold.
+     */
+    Optional<Supervisor.Outcome> run(Rung rung, Supplier<Optional<SandboxFiles>> files, BindSet binds,
+            List<String> command, Map<String, String> env, Duration timeout, int cap, WarmPool.Routed routed) {
+        if (networkUnavailable(rung).isPresent()) {
+            return Optional.empty();
+        }
+        Optional<WarmPool> pool = pool(rung, files);
+        return pool.isEmpty() ? Optional.empty() : pool.get().run(binds, command, env, timeout, cap, Optional.of(routed));
+    }
+
+    /** Why runs with network are cold on gVisor even in warm mode, as the report says it. */
+    static final String GVISOR_WARM_NETWORK_UNAVAILABLE = "runs with network are cold on gvisor: runsc connects to a "
+            + "bound unix socket only when told to (host-uds), which a warm gVisor sandbox is not";
+
+    /** @return why runs with network on {@code rung} are cold in warm mode; empty when they run warm */
+    static Optional<String> networkUnavailable(Rung rung) {
+        return rung.tier() == dev.toolyard.IsolationTier.GVISOR ? Optional.of(GVISOR_WARM_NETWORK_UNAVAILABLE) : Optional.empty();
+    }
+
     private State newState(Rung rung, Optional<SandboxFiles> f) {
         Optional<String> unavailable = rung.warmUnavailable();
         if (unavailable.isPresent()) {
@@ -89,7 +111,7 @@ final class WarmMode implements AutoCloseable {
         if (bin.path().isEmpty()) {
             return new State(Optional.empty(), "asked for, but " + bin.whyNot());
         }
-        WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands().bpfProgramForHost(), policy);
+        WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands(rung.tier()).bpfProgramForHost(), policy);
         return new State(Optional.of(pool), on(rung) + "; supervisor " + bin.path().get());
     }
 
@@ -108,7 +130,8 @@ final class WarmMode implements AutoCloseable {
 
     private String on(Rung rung) {
         return "on, " + rung.name() + ": " + policy.perWorkspace() + " idle per workspace, at most "
-                + policy.maxTotal() + " in all, idle ones ended after " + policy.idleTimeout().toSeconds() + " s";
+                + policy.maxTotal() + " in all, idle ones ended after " + policy.idleTimeout().toSeconds() + " s"
+                + networkUnavailable(rung).map(why -> "; " + why).orElse("");
     }
 
     /** @return the commands a warm sandbox answered so far; 0 when there is no pool */
@@ -161,7 +184,7 @@ final class WarmMode implements AutoCloseable {
             }
             dir = Files.createTempDirectory("toolyard-warm-survey-");
             BindSet binds = BindSet.of(SandboxPaths.of(dir.toRealPath()), rung.tier().containerized());
-            try (WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands().bpfProgramForHost(),
+            try (WarmPool pool = new WarmPool(rung, bin.path().get(), SeccompFilter.warmCommands(rung.tier()).bpfProgramForHost(),
                     new WarmPool.Policy(1, Duration.ofMinutes(1), 1, START_TIMEOUT))) {
                 long start = System.nanoTime();
                 pool.warmUp(binds);

@@ -60,6 +60,7 @@ public final class Hosts {
     private static final Map<IsolationTier, TieredSandbox> WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> ROOMY_WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
     private static final Map<IsolationTier, TieredSandbox> FORKING_SANDBOXES = new EnumMap<>(IsolationTier.class);
+    private static final Map<IsolationTier, TieredSandbox> FORKING_WARM_SANDBOXES = new EnumMap<>(IsolationTier.class);
 
     private Hosts() {}
 
@@ -78,6 +79,11 @@ public final class Hosts {
     /** @return as {@link #on}, with the {@link #FORKING_ON_GVISOR} limits */
     public static synchronized TieredSandbox forkingOnGvisor() {
         return on(IsolationTier.GVISOR, FORKING_ON_GVISOR, FORKING_SANDBOXES);
+    }
+
+    /** @return as {@link #forkingOnGvisor}, with warm mode on */
+    public static synchronized TieredSandbox forkingWarmOnGvisor() {
+        return warmOn(on(IsolationTier.GVISOR, FORKING_ON_GVISOR, FORKING_WARM_SANDBOXES, true));
     }
 
     /** @return as {@link #on}, with the {@link #ROOMY} limits */
@@ -105,6 +111,9 @@ public final class Hosts {
             n += s.warmRunsServed();
         }
         for (TieredSandbox s : ROOMY_WARM_SANDBOXES.values()) {
+            n += s.warmRunsServed();
+        }
+        for (TieredSandbox s : FORKING_WARM_SANDBOXES.values()) {
             n += s.warmRunsServed();
         }
         return n;

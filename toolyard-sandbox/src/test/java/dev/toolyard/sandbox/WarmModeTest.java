@@ -73,13 +73,20 @@ class WarmModeTest {
         return s.warmCounts()[3];
     }
 
-    /** @return the host pids of supervisors whose command line names {@code writeRoot} */
-    private static List<Long> supervisorsOf(Path writeRoot) {
+    /**
+     * @return the host pids of supervisors whose command line names {@code writeRoot}; on gVisor, whose
+     *     sandboxed processes are not host processes, the pids of the warm containers' podman clients,
+     *     one per warm sandbox, which live exactly as long as their sandbox
+     */
+    private static List<Long> supervisorsOf(IsolationTier tier, Path writeRoot) {
         List<Long> pids = new ArrayList<>();
         for (long pid : Hosts.processesMentioning(writeRoot.toString())) {
             try {
                 String cmdline = Files.readString(Path.of("/proc/" + pid + "/cmdline"));
-                if (cmdline.startsWith("/toolyard-warm\0")) {
+                boolean supervisor = tier == IsolationTier.GVISOR
+                        ? cmdline.split("\0")[0].endsWith("/podman") && cmdline.contains("\0/toolyard-warm\0")
+                        : cmdline.startsWith("/toolyard-warm\0");
+                if (supervisor) {
                     pids.add(pid);
                 }
             } catch (IOException e) {
@@ -87,6 +94,23 @@ class WarmModeTest {
             }
         }
         return pids;
+    }
+
+    /**
+     * Kills a warm sandbox's supervisor from outside: the host process, or on gVisor the supervisor
+     * inside the container named on the client's command line ({@code podman kill}: pid 1 of the
+     * container, in gVisor's kernel).
+     */
+    private static void killSupervisor(IsolationTier tier, long pid) throws IOException, InterruptedException {
+        if (tier != IsolationTier.GVISOR) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            return;
+        }
+        List<String> argv = List.of(Files.readString(Path.of("/proc/" + pid + "/cmdline")).split("\0"));
+        String name = argv.get(argv.indexOf("--name") + 1);
+        Process kill = new ProcessBuilder(argv.get(0), "kill", "--signal", "KILL", name).redirectErrorStream(true).start();
+        String said = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(kill.waitFor()).as("podman kill " + name + ": " + said).isZero();
     }
 
     /** Waits, at most {@code seconds}, until {@code done} holds; the assertion after it says whether it did. */
@@ -119,7 +143,7 @@ class WarmModeTest {
         }
         assertThat(starts(s)).as("sandboxes started for 20 clean commands in one workspace").isEqualTo(1);
         assertThat(discarded(s)).isZero();
-        assertThat(supervisorsOf(work.toRealPath())).hasSize(1);
+        assertThat(supervisorsOf(tier, work.toRealPath())).hasSize(1);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -142,7 +166,8 @@ class WarmModeTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void aForkBombLeavesTheNextCommandItsWholeProcessLimit(IsolationTier tier) throws IOException {
-        TieredSandbox s = warm(tier);
+        // On gVisor a fork costs tens of ms of the command's CPU: 10 CPU seconds there, the same process limit.
+        TieredSandbox s = warm(tier, Hosts.builder(tier, tier == IsolationTier.GVISOR ? Hosts.FORKING_ON_GVISOR : LIMITS));
         Path work = workspace("work");
         SubprocessResult bomb = sh(s, work, "n=0; while [ $n -lt 200 ]; do sleep 30 & n=$((n+1)); done; echo spawned");
         assertThat(bomb.stdout() + bomb.stderr()).containsAnyOf("spawned", "fork", "Resource");
@@ -156,6 +181,10 @@ class WarmModeTest {
     @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
     void whatACommandWritesOutsideTheWriteRootAndItsSystemVIpcAreGoneForTheNextOne(IsolationTier tier)
             throws IOException {
+        if (tier == IsolationTier.GVISOR) {
+            whatACommandWritesOutsideTheWriteRootIsGoneAndSystemVIpcIsRefusedOnGvisor();
+            return;
+        }
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
         SubprocessResult first = sh(s, work, "echo secret > /tmp/left; mkdir -p /tmp/d/e; echo x > /tmp/d/e/f; chmod 0 /tmp/d; "
@@ -166,6 +195,35 @@ class WarmModeTest {
         SubprocessResult second = sh(s, work, "ls -A /tmp /dev/shm; ipcs | grep -c '^0x'; cat kept");
         assertThat(second.stdout()).doesNotContain("left", "d\n");
         assertThat(second.stdout()).contains("\n0\n", "kept");
+        assertThat(starts(s)).as("a wiped sandbox is used again").isEqualTo(1);
+    }
+
+    /**
+     * On gVisor: the files of {@code /tmp}, {@code /var/tmp}, {@code /dev/shm} and {@code /run} (1777
+     * there) are gone for the next command; System V objects, which gVisor's kernel cannot list
+     * (no {@code /proc/sysvipc}), cannot be created at all ({@code EPERM} from the warm filter), with
+     * or without a key. Python's {@code os.listdir}, since gVisor refuses coreutils' {@code statx}.
+     */
+    private void whatACommandWritesOutsideTheWriteRootIsGoneAndSystemVIpcIsRefusedOnGvisor() throws IOException {
+        TieredSandbox s = warm(IsolationTier.GVISOR, Hosts.builder(IsolationTier.GVISOR, Hosts.ROOMY));
+        Path work = workspace("work");
+        SubprocessResult first = s.runIsolated(List.of("/usr/bin/python3", "-c", String.join("\n",
+                "import ctypes, os",
+                "for d in ('/tmp', '/var/tmp', '/dev/shm', '/run'):",
+                "    open(d + '/left', 'w').write('secret'); os.makedirs(d + '/d/e'); open(d + '/d/e/f', 'w').close(); os.chmod(d + '/d', 0)",
+                "libc = ctypes.CDLL(None, use_errno=True)",
+                "got = []",
+                "for call, args in (('shmget', (0, 4096, 0o1600)), ('shmget', (1234, 4096, 0o1600)), ('semget', (0, 1, 0o1600)),",
+                "        ('msgget', (0, 0o1600))):",
+                "    r = getattr(libc, call)(*args); got.append((call, r, ctypes.get_errno()))",
+                "print(got)",
+                "open('kept', 'w').write('kept')")), SandboxPaths.of(work), TIMEOUT, Map.of());
+        assertThat(first.exitCode()).as(first.stderr()).isZero();
+        assertThat(first.stdout().strip()).isEqualTo("[('shmget', -1, 1), ('shmget', -1, 1), ('semget', -1, 1), ('msgget', -1, 1)]");
+        SubprocessResult second = s.runIsolated(List.of("/usr/bin/python3", "-c",
+                "import os; print([sorted(os.listdir(d)) for d in ('/tmp', '/var/tmp', '/dev/shm', '/run')], open('kept').read())"),
+                SandboxPaths.of(work), TIMEOUT, Map.of());
+        assertThat(second.stdout()).doesNotContain("left", "'d'").contains("kept");
         assertThat(starts(s)).as("a wiped sandbox is used again").isEqualTo(1);
     }
 
@@ -202,15 +260,15 @@ class WarmModeTest {
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
         assertThat(sh(s, work, "echo one").stdout()).isEqualTo("one\n");
-        List<Long> supervisors = supervisorsOf(work.toRealPath());
+        List<Long> supervisors = supervisorsOf(tier, work.toRealPath());
         assertThat(supervisors).hasSize(1);
-        ProcessHandle.of(supervisors.get(0)).ifPresent(ProcessHandle::destroyForcibly);
+        killSupervisor(tier, supervisors.get(0));
         await(10, () -> !ProcessHandle.of(supervisors.get(0)).map(ProcessHandle::isAlive).orElse(false));
         SubprocessResult r = sh(s, work, "id -u; cat /proc/1/cmdline | tr '\\0' ' '");
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout().lines().findFirst().orElseThrow()).isNotEqualTo("0");
         assertThat(r.stdout()).contains("/toolyard-warm");
-        assertThat(supervisorsOf(work.toRealPath())).hasSize(1).doesNotContain(supervisors.get(0));
+        assertThat(supervisorsOf(tier, work.toRealPath())).hasSize(1).doesNotContain(supervisors.get(0));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -219,14 +277,16 @@ class WarmModeTest {
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
         assertThat(sh(s, work, "true").exitCode()).isZero();
-        List<Long> supervisors = supervisorsOf(work.toRealPath());
+        List<Long> supervisors = supervisorsOf(tier, work.toRealPath());
         assertThat(supervisors).hasSize(1);
         Thread killer = new Thread(() -> {
             try {
                 await(20, () -> Files.exists(work.resolve("started")));
-                ProcessHandle.of(supervisors.get(0)).ifPresent(ProcessHandle::destroyForcibly);
+                killSupervisor(tier, supervisors.get(0));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
         });
         killer.start();
@@ -264,8 +324,8 @@ class WarmModeTest {
         SubprocessResult inB = sh(s, b, "cat /tmp/mark 2>&1; ls " + a.toRealPath() + " 2>&1; pwd");
         assertThat(inB.stdout()).doesNotContain("from-a").contains(b.toRealPath().toString());
         assertThat(starts(s)).isEqualTo(2);
-        assertThat(supervisorsOf(a.toRealPath())).hasSize(1);
-        assertThat(supervisorsOf(b.toRealPath())).hasSize(1);
+        assertThat(supervisorsOf(tier, a.toRealPath())).hasSize(1);
+        assertThat(supervisorsOf(tier, b.toRealPath())).hasSize(1);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -297,7 +357,7 @@ class WarmModeTest {
         assertThat(s.warmCounts()[0]).as("alive after the idle timeout").isZero();
         for (Path p : List.of(a, b, c)) {
             awaitNone(p.toRealPath().toString());
-            assertThat(supervisorsOf(p.toRealPath())).isEmpty();
+            assertThat(supervisorsOf(IsolationTier.BWRAP, p.toRealPath())).isEmpty();
         }
     }
 
@@ -334,17 +394,19 @@ class WarmModeTest {
         try {
             await(60, () -> Files.exists(busy.resolve("started")) || !child.isAlive());
             assertThat(busy.resolve("started")).as(Files.readString(tmp.resolve("child.txt"))).exists();
-            assertThat(supervisorsOf(busy)).hasSize(1);
-            assertThat(supervisorsOf(idle)).hasSize(1);
-            assertThat(Hosts.processesMentioning("sleep\0" + token)).hasSize(1);
+            assertThat(supervisorsOf(tier, busy)).hasSize(1);
+            assertThat(supervisorsOf(tier, idle)).hasSize(1);
+            if (tier != IsolationTier.GVISOR) { // gVisor's sandboxed processes are not host processes
+                assertThat(Hosts.processesMentioning("sleep\0" + token)).hasSize(1);
+            }
         } finally {
             child.destroyForcibly();
             child.waitFor(10, TimeUnit.SECONDS);
         }
-        await(20, () -> supervisorsOf(busy).isEmpty() && supervisorsOf(idle).isEmpty()
+        await(20, () -> supervisorsOf(tier, busy).isEmpty() && supervisorsOf(tier, idle).isEmpty()
                 && Hosts.processesMentioning("sleep\0" + token).isEmpty());
-        assertThat(supervisorsOf(busy)).as("the busy sandbox's supervisor").isEmpty();
-        assertThat(supervisorsOf(idle)).as("the idle sandbox's supervisor").isEmpty();
+        assertThat(supervisorsOf(tier, busy)).as("the busy sandbox's supervisor").isEmpty();
+        assertThat(supervisorsOf(tier, idle)).as("the idle sandbox's supervisor").isEmpty();
         assertThat(Hosts.processesMentioning("sleep\0" + token)).as("the command").isEmpty();
     }
 

@@ -153,19 +153,19 @@ public final class ContainerRung implements Rung {
         }
     }
 
-    /** Why warm mode is unavailable on the gVisor rung, as the report and the doctor say it. */
-    public static final String GVISOR_WARM_UNAVAILABLE = "warm mode does not run on gVisor: its kernel does not "
-            + "implement setfsgid, through which the warm supervisor gives each wiped directory (/tmp and the like) "
-            + "to the sandbox gid without CAP_CHOWN, so the supervisor cannot start; runs are cold";
+    /** Why warm mode is refused on the gVisor rung, as the report and the doctor say it. */
+    public static final String GVISOR_WARM_UNAVAILABLE = "warm mode is refused on gvisor: two of its guarantees do not "
+            + "hold there yet. gVisor's /proc/net lists no connection in TIME_WAIT, so a port a command used stays taken "
+            + "for the next command unseen by the supervisor's check; and runsc makes the directories above the roots' "
+            + "mount points in /tmp world-writable (0777), where the wipe removes nothing; runs are cold";
 
     @Override
     public Optional<String> warmUnavailable() {
         if (tools.userSpaceKernel()) {
-            // Tried here (runsc 20221219): the warm supervisor, started in a gVisor container, ends at
-            // once with "/tmp: Function not implemented". It gives each wiped directory to the sandbox
-            // gid as root without CAP_CHOWN through setfsgid, which gVisor's kernel does not implement
-            // (ENOSYS). An earlier "ls /tmp: Invalid argument" there was coreutils' statx with
-            // AT_NO_AUTOMOUNT, which gVisor refuses on every file system, not a mount option.
+            // Tried here (runsc 20221219), with the supervisor fixed for gVisor (effective gid for setfsgid,
+            // descriptors closed from /proc/self/fd for close_range, /run wiped, System V IPC refused,
+            // RLIMIT_NPROC one lower): every warm test passed on gVisor but two of WarmSharesNothingTest,
+            // each a real leak between commands, named in the reason above. See docs/isolation.md.
             return Optional.of(GVISOR_WARM_UNAVAILABLE);
         }
         if (tools.engine() != ContainerCommand.Engine.PODMAN) {

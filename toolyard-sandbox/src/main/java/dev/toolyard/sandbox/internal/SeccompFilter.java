@@ -123,6 +123,15 @@ public final class SeccompFilter {
                     "a warm sandbox's IPC namespace outlives each command, and its POSIX message queues cannot be listed to be wiped"),
             new DeniedCall("mq_unlink", new DeniedCall.Always(), DeniedCall.EPERM, "as mq_open")));
 
+    private static final SeccompFilter WARM_COMMANDS_ON_GVISOR = new SeccompFilter(List.of(
+            WARM_COMMANDS.deniedCalls().get(0),
+            WARM_COMMANDS.deniedCalls().get(1),
+            new DeniedCall("shmget", new DeniedCall.Always(), DeniedCall.EPERM,
+                    "gVisor's kernel has no /proc/sysvipc, so the System V objects a command left in the IPC namespace,"
+                            + " which outlives each command of a warm sandbox, cannot be listed to be removed"),
+            new DeniedCall("semget", new DeniedCall.Always(), DeniedCall.EPERM, "as shmget"),
+            new DeniedCall("msgget", new DeniedCall.Always(), DeniedCall.EPERM, "as shmget")));
+
     /**
      * @return what each command of a warm sandbox loads on top of {@link #standard()}: POSIX message
      *     queues refused, the one kind of state a command could leave in the shared IPC namespace
@@ -130,6 +139,22 @@ public final class SeccompFilter {
      */
     public static SeccompFilter warmCommands() {
         return WARM_COMMANDS;
+    }
+
+    /**
+     * @return what each command of a warm sandbox on gVisor loads: {@link #warmCommands()}, and System V
+     *     IPC objects refused as well ({@code shmget}, {@code semget}, {@code msgget}), because gVisor's
+     *     kernel has no {@code /proc/sysvipc} through which the supervisor finds and removes what a
+     *     command left (a cold run's IPC namespace dies with it; a warm one outlives each command);
+     *     never {@code null}
+     */
+    public static SeccompFilter warmCommandsOnGvisor() {
+        return WARM_COMMANDS_ON_GVISOR;
+    }
+
+    /** @return the filter each warm command loads on a rung of {@code tier}; never {@code null} */
+    public static SeccompFilter warmCommands(dev.toolyard.IsolationTier tier) {
+        return tier == dev.toolyard.IsolationTier.GVISOR ? WARM_COMMANDS_ON_GVISOR : WARM_COMMANDS;
     }
 
     /** @return the standard filter, the deny list ToolYard uses on every rung; never {@code null} */

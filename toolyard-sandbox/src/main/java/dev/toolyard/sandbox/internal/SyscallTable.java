@@ -72,6 +72,9 @@ final class SyscallTable {
         put(t, "perf_event_open", 298, 241);
         put(t, "userfaultfd", 323, 282);
         put(t, "mq_open", 240, 180);
+        put(t, "shmget", 29, 194);
+        put(t, "semget", 64, 190);
+        put(t, "msgget", 68, 186);
         put(t, "mq_unlink", 241, 181);
         put(t, "keyctl", 250, 219);
         put(t, "add_key", 248, 217);

@@ -1,15 +1,21 @@
 package dev.toolyard.sandbox.internal;
 
+import dev.toolyard.spi.ProxyRoute;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +54,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class WarmPool implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(WarmPool.class.getName());
     private static final long CLOSE_WAIT_SECONDS = 120;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
      * @param perWorkspace idle sandboxes kept per workspace, at least 1
@@ -58,12 +65,34 @@ public final class WarmPool implements AutoCloseable {
     public record Policy(int perWorkspace, Duration idleTimeout, int maxTotal, Duration startTimeout) {}
 
     /**
+     * What a sandbox with network binds besides its workspace, the same for every call of one
+     * {@code TieredSandbox}: each such sandbox gets a directory of its own in {@code directory}.
+     *
+     * @param relay the relay's host path, bound read-only at {@link BindSet#RELAY}
+     * @param directory the sandbox's private host directory ({@code 0700}), in which each networked warm
+     *     sandbox's socket directory ({@code 0711}, root's) is made, bound read-only at {@link BindSet#NETWORK_DIR}
+     */
+    public record NetworkFiles(Path relay, Path directory) {}
+
+    /**
+     * Network for one warm call: its own route, which listens on a socket of its own, named afresh for
+     * this call, in its sandbox's socket directory, only while the call runs.
+     *
+     * @param files what the sandbox binds
+     * @param route the call's route
+     */
+    public record Routed(NetworkFiles files, ProxyRoute route) {}
+
+    /**
      * A workspace as it is now: its binds, and the device and inode of each root, write root first.
      *
      * @param roots device, inode, for the write root then each read root
      * @param enterable whether the write root's owner may enter it (its mode has the owner's x bit)
+     * @param network for sandboxes whose calls have network: what they bind; empty for none. Sandboxes
+     *     with network and without are never the same workspace's, so a call without network never
+     *     sees the relay or the socket directory
      */
-    record Workspace(BindSet binds, List<Long> roots, boolean enterable) {
+    record Workspace(BindSet binds, List<Long> roots, boolean enterable, Optional<NetworkFiles> network) {
         Workspace {
             roots = List.copyOf(roots);
         }
@@ -72,13 +101,13 @@ public final class WarmPool implements AutoCloseable {
          * @return the workspace at {@code binds}' paths now
          * @throws IOException if a root cannot be read
          */
-        static Workspace of(BindSet binds) throws IOException {
+        static Workspace of(BindSet binds, Optional<NetworkFiles> network) throws IOException {
             List<Long> roots = new ArrayList<>(2 + 2 * binds.readRoots().size());
             int mode = add(roots, binds.writeRoot());
             for (Path r : binds.readRoots()) {
                 add(roots, r);
             }
-            return new Workspace(binds, roots, (mode & 0100) != 0);
+            return new Workspace(binds, roots, (mode & 0100) != 0, network);
         }
 
         /** @return the mode of {@code p}, whose device and inode are added to {@code roots} */
@@ -89,7 +118,7 @@ public final class WarmPool implements AutoCloseable {
             return (Integer) a.get("mode");
         }
 
-        /** @return whether the sandbox bound this workspace's write root */
+        /** @return whether the sandbox bound this workspace's write root, by the device and inode its supervisor saw */
         boolean boundBy(WarmSandbox w) {
             WarmProtocol.Ready r = w.boundWriteRoot();
             return r != null && r.device() == roots.get(0) && r.inode() == roots.get(1);
@@ -118,6 +147,13 @@ public final class WarmPool implements AutoCloseable {
     private final Map<Workspace, Deque<WarmSandbox>> idle = new HashMap<>();
     private final Map<Workspace, Deque<Pending>> starting = new HashMap<>();
     private final Set<WarmSandbox> alive = ConcurrentHashMap.newKeySet();
+    /**
+     * The roots each sandbox's workspace had on the host when it started, the same before and after its
+     * start; on gVisor the proof that it bound this workspace (see {@link #bound}).
+     */
+    private final Map<WarmSandbox, List<Long>> startRoots = new ConcurrentHashMap<>();
+    /** The socket directory of each sandbox with network, removed once the sandbox has ended. */
+    private final Map<WarmSandbox, Path> socketDirectories = new ConcurrentHashMap<>();
     private boolean closed; // guarded by this
     private final AtomicLong starts = new AtomicLong();
     private final AtomicLong discarded = new AtomicLong();
@@ -162,10 +198,27 @@ public final class WarmPool implements AutoCloseable {
      */
     public Optional<Supervisor.Outcome> run(BindSet binds, List<String> command, Map<String, String> env,
             Duration timeout, int cap) {
+        return run(binds, command, env, timeout, cap, Optional.empty());
+    }
+
+    /**
+     * As {@link #run(BindSet, List, Map, Duration, int)}, with network through {@code routed} when it is
+     * present: the command runs on a sandbox of the workspace started with network (the relay and a socket
+     * directory of its own bound read-only), under the relay, which listens on
+     * {@code 127.0.0.1:}{@link ProxyRoute#loopbackPort()} before it starts the command and forwards each
+     * connection to a socket the call's route listens on, named afresh for this call; the route stops
+     * listening and the socket is removed once the command and everything it started are gone, before
+     * this returns. A sandbox in whose network namespace the command left any socket (a connection in
+     * {@code TIME_WAIT} included) is spent, as for any command.
+     *
+     * @throws UncheckedIOException if the call's socket cannot be made (the command did not run)
+     */
+    public Optional<Supervisor.Outcome> run(BindSet binds, List<String> command, Map<String, String> env,
+            Duration timeout, int cap, Optional<Routed> routed) {
         for (int attempt = 0; attempt < 2; attempt++) {
             Workspace ws;
             try {
-                ws = Workspace.of(binds);
+                ws = Workspace.of(binds, routed.map(Routed::files));
             } catch (IOException e) {
                 return Optional.empty();
             }
@@ -177,13 +230,14 @@ public final class WarmPool implements AutoCloseable {
                 return Optional.empty();
             }
             WarmSandbox w = taken.get();
-            if (!ws.boundBy(w)) {
+            if (!bound(ws, w)) {
                 discard(w, ws); // the path changed between the look and the start: not this workspace's
                 continue;
             }
             Supervisor.Outcome outcome;
             try {
-                outcome = w.run(command, env, timeout, cap);
+                outcome = routed.isPresent() ? runRouted(w, routed.get().route(), command, env, timeout, cap)
+                        : w.run(command, env, timeout, cap);
             } catch (WarmSandbox.NotStarted e) {
                 LOG.log(System.Logger.Level.DEBUG, "a warm sandbox could not take a command: " + e.getMessage());
                 discard(w, ws);
@@ -200,13 +254,72 @@ public final class WarmPool implements AutoCloseable {
     }
 
     /**
+     * Whether {@code w} bound the write root of {@code ws}. Where the supervisor sees the host's device
+     * and inode through the bind (runc, bubblewrap), by those ({@link Workspace#boundBy}). gVisor's kernel
+     * shows its own (a device of its own, inode 1 for the root of a bind), so there it is the host's
+     * roots at the sandbox's start, read before the start and again after it ({@link #startOne}): the
+     * same directories, as {@code ws} has them now. What that leaves open is a root replaced and put
+     * back within one start, which only something with write access to the root's parent can do.
+     */
+    private boolean bound(Workspace ws, WarmSandbox w) {
+        if (rung.tier() == dev.toolyard.IsolationTier.GVISOR) {
+            return ws.roots().equals(startRoots.get(w));
+        }
+        return ws.boundBy(w);
+    }
+
+    /**
+     * One call with network on {@code w}: a socket of its own, named afresh (96 random bits), in the
+     * sandbox's socket directory, which holds nothing else; the relay in front of the command.
+     */
+    private Supervisor.Outcome runRouted(WarmSandbox w, ProxyRoute route, List<String> command, Map<String, String> env,
+            Duration timeout, int cap) throws WarmSandbox.NotStarted {
+        Path dir = socketDirectories.get(w);
+        if (dir == null) {
+            throw new WarmSandbox.NotStarted("the warm sandbox has no socket directory", null);
+        }
+        // 96 random bits, and short: a unix socket's whole host path must fit in 107 bytes.
+        String name = "c-" + HexFormat.of().toHexDigits(RANDOM.nextLong()) + HexFormat.of().toHexDigits(RANDOM.nextInt()) + ".sock";
+        Path socket = dir.resolve(name);
+        List<String> relayed = new ArrayList<>(command.size() + 4);
+        relayed.add(BindSet.RELAY);
+        relayed.add(Integer.toString(route.loopbackPort()));
+        relayed.add(BindSet.NETWORK_DIR + "/" + name);
+        relayed.add("--");
+        relayed.addAll(command);
+        Closeable listener;
+        try {
+            listener = route.listen(socket);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not set up the command's network", e);
+        }
+        try {
+            return w.run(relayed, env, timeout, cap);
+        } finally {
+            try {
+                listener.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.DEBUG, "closing a warm call's route: " + e);
+            }
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException e) {
+                // A socket left in the directory could be reached by no later call's relay, which is given
+                // another name; the sandbox, which cannot tell, is not used again.
+                w.spoil();
+                LOG.log(System.Logger.Level.WARNING, "could not remove a warm call's socket " + socket + ": " + e);
+            }
+        }
+    }
+
+    /**
      * Starts, in the background, as many sandboxes for {@code binds} as it lacks of {@code perWorkspace},
      * within the total cap.
      */
     public void warmUp(BindSet binds) {
         Workspace ws;
         try {
-            ws = Workspace.of(binds);
+            ws = Workspace.of(binds, Optional.empty());
         } catch (IOException e) {
             return;
         }
@@ -392,7 +505,7 @@ public final class WarmPool implements AutoCloseable {
         Iterator<Map.Entry<Workspace, Deque<WarmSandbox>>> it = idle.entrySet().iterator();
         while (it.hasNext()) {
             Map.Entry<Workspace, Deque<WarmSandbox>> e = it.next();
-            if (e.getKey().binds().equals(ws.binds()) && !e.getKey().equals(ws)) {
+            if (e.getKey().binds().equals(ws.binds()) && e.getKey().network().equals(ws.network()) && !e.getKey().equals(ws)) {
                 toEnd.addAll(e.getValue());
                 it.remove();
             }
@@ -423,34 +536,78 @@ public final class WarmPool implements AutoCloseable {
     /** Starts a sandbox holding {@code permit}, which goes back exactly once: when it has ended, or if it cannot start. */
     private WarmSandbox startOne(Workspace ws, Permit permit) {
         Rung.WarmLaunch launch;
+        Path socketDirectory = null;
         try {
-            launch = rung.prepareWarm(ws.binds(), supervisor, policy.startTimeout());
+            BindSet binds = ws.binds();
+            if (ws.network().isPresent()) {
+                socketDirectory = socketDirectory(ws.network().get());
+                binds = binds.withNetwork(new BindSet.Network(ws.network().get().relay(), socketDirectory));
+            }
+            launch = rung.prepareWarm(binds, supervisor, policy.startTimeout());
         } catch (RuntimeException e) {
+            removeSocketDirectory(socketDirectory);
             permit.run();
             throw e;
         }
         WarmSandbox[] self = new WarmSandbox[1];
+        Path dir = socketDirectory;
         WarmSandbox w = WarmSandbox.start(launch, spawner, filter, policy.startTimeout(), () -> {
             if (self[0] != null) {
                 alive.remove(self[0]);
+                socketDirectories.remove(self[0]);
+                startRoots.remove(self[0]);
             }
+            removeSocketDirectory(dir);
             permit.run();
         });
         self[0] = w;
+        if (dir != null) {
+            socketDirectories.put(w, dir);
+        }
         alive.add(w);
         if (w.state() == WarmSandbox.State.ENDED) {
             alive.remove(w);
         }
         starts.incrementAndGet();
         try {
-            if (!Workspace.of(ws.binds()).roots().equals(ws.roots())) {
+            if (!Workspace.of(ws.binds(), ws.network()).roots().equals(ws.roots())) {
                 throw new IOException("a root of the workspace was replaced while its sandbox started");
+            }
+            if (w.state() != WarmSandbox.State.ENDED) {
+                startRoots.put(w, ws.roots());
             }
         } catch (IOException e) {
             w.kill();
             throw new UncheckedIOException(e);
         }
         return w;
+    }
+
+    /** @return a new socket directory for one sandbox: root's, {@code 0711}, so a command can connect to a socket it names but list nothing */
+    private static Path socketDirectory(NetworkFiles files) {
+        try {
+            Path dir = Files.createDirectory(files.directory().resolve("w-" + HexFormat.of().toHexDigits(RANDOM.nextLong()).substring(4)),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not make a warm sandbox's socket directory", e);
+        }
+    }
+
+    /** Removes a socket directory and what was left in it (a socket whose removal failed), once its sandbox has ended. */
+    private static void removeSocketDirectory(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (DirectoryStream<Path> left = Files.newDirectoryStream(dir)) {
+            for (Path p : left) {
+                Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not remove the socket directory " + dir + ": " + e);
+        }
     }
 
     private void giveBack(WarmSandbox w, Workspace ws) {

@@ -193,4 +193,21 @@ class ContainerCommandTest {
         shared.removeAll(List.of("--user", "2147450881:2147450882", "--timeout", "12", "--pids-limit", "16", "toolyard-abc"));
         assertThat(warm.subList(0, image)).as("every other option as a cold run's").containsAll(shared);
     }
+
+    @Test
+    void aWarmGvisorContainerRunsUnderRunscWithItsFlagsAndAlsoWipesRunWhichRunscMountsWorldWritable() {
+        List<String> warm = ContainerCommand.warmRun(GVISOR, "localhost/skeleton:1", "toolyard-warm-abc", DEBIAN, LIMITS, BINDS,
+                AS_SANDBOX_UID, Path.of("/run/ty/toolyard-warm"));
+        int image = warm.indexOf("localhost/skeleton:1");
+        for (String flag : ContainerCommand.GVISOR_RUNTIME_FLAGS) {
+            assertThat(indexOf(warm, "--runtime-flag", flag)).isPositive().isLessThan(image);
+        }
+        assertThat(indexOf(warm, "--cap-add=SETUID,SETGID,SETPCAP,KILL")).isPositive();
+        assertThat(warm.subList(image + 1, warm.size())).endsWith("/tmp/ws", "/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run");
+        assertThat(warm.get(image + 8)).as("RLIMIT_NPROC one lower: gVisor never counts the first process, forked as root")
+                .isEqualTo("15");
+        assertThat(ContainerCommand.warmRun(PODMAN, "localhost/skeleton:1", "toolyard-warm-abc", DEBIAN, LIMITS, BINDS,
+                AS_SANDBOX_UID, Path.of("/run/ty/toolyard-warm"))).as("runc's /run is root's 0755: not wiped there")
+                .doesNotContain("/run");
+    }
 }

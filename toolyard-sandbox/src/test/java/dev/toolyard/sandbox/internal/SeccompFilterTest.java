@@ -194,6 +194,26 @@ class SeccompFilterTest {
 
     @ParameterizedTest
     @EnumSource(SeccompArch.class)
+    void onGvisorTheWarmCommandsFilterAlsoRefusesSystemVIpc(SeccompArch arch) {
+        SeccompFilter gvisor = SeccompFilter.warmCommandsOnGvisor();
+        assertThat(gvisor.deniedNames()).containsExactly("mq_open", "mq_unlink", "shmget", "semget", "msgget");
+        assertThat(SeccompFilter.warmCommands(dev.toolyard.IsolationTier.GVISOR)).isSameAs(gvisor);
+        assertThat(SeccompFilter.warmCommands(dev.toolyard.IsolationTier.CONTAINER)).isSameAs(SeccompFilter.warmCommands());
+        assertThat(SeccompFilter.warmCommands(dev.toolyard.IsolationTier.BWRAP)).isSameAs(SeccompFilter.warmCommands());
+        Random random = new Random(11);
+        for (String name : gvisor.deniedNames()) {
+            long[] a = random.longs(6).toArray();
+            assertThat(run(gvisor, arch, arch.auditArch(), SyscallTable.number(arch, name).orElseThrow(), a)).as(name)
+                    .isEqualTo(SeccompFilter.RET_ERRNO | DeniedCall.EPERM);
+        }
+        for (String name : List.of("unshare", "ptrace", "keyctl")) {
+            assertThat(run(gvisor, arch, arch.auditArch(), SyscallTable.number(arch, name).orElseThrow(), new long[6]))
+                    .as(name).isEqualTo(SeccompFilter.RET_ALLOW);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(SeccompArch.class)
     void everyUnconditionalEntryIsDeniedWhateverItsArguments(SeccompArch arch) {
         Random random = new Random(42);
         for (DeniedCall d : FILTER.deniedCalls()) {
