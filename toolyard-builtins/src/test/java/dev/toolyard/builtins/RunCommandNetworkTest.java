@@ -71,18 +71,28 @@ class RunCommandNetworkTest {
                 resolver).socketFactory(sockets).build();
     }
 
+    private final List<TieredSandbox> opened = new java.util.ArrayList<>();
+
     @AfterEach
     void stop() throws Exception {
         server.close();
+        for (TieredSandbox s : opened) {
+            s.close();
+        }
     }
 
-    static TieredSandbox on(IsolationTier tier) {
+    /** Whether the sandboxes of these cases are warm; {@link RunCommandNetworkWarmModeTest} runs every case warm. */
+    boolean warm() {
+        return false;
+    }
+
+    TieredSandbox on(IsolationTier tier) {
         return on(tier, 1L << 30);
     }
 
-    static TieredSandbox on(IsolationTier tier, long memoryBytes) {
+    TieredSandbox on(IsolationTier tier, long memoryBytes) {
         Function<String, Optional<Path>> which = TieredSandbox.searchPath();
-        TieredSandbox.Builder b = TieredSandbox.builder()
+        TieredSandbox.Builder b = TieredSandbox.builder().warm(warm())
                 .limits(ResourceLimits.builder().cpuSeconds(20).memoryBytes(memoryBytes).fileSizeBytes(64L << 20)
                         .processCount(64).build());
         if (tier == IsolationTier.BWRAP) {
@@ -93,10 +103,15 @@ class RunCommandNetworkTest {
             b.containerImage(RunCommandToolTest.IMAGE);
         }
         TieredSandbox sandbox = b.build();
+        opened.add(sandbox);
         HostTools.require(sandbox.isolationTier() == tier,
                 "the " + tier + " rung is not available on this host: " + sandbox.report().describe());
         HostTools.require(sandbox.proxyRouteUnavailable().isEmpty(),
                 "network for commands is unavailable: " + sandbox.proxyRouteUnavailable().orElse(""));
+        if (warm() && tier != IsolationTier.GVISOR) {
+            // gVisor has no warm mode yet (its runs stay cold, docs/isolation.md); the other rungs must be warm.
+            assertThat(sandbox.report().warmMode()).as("warm mode must be on: this test runs as root").startsWith("on, ");
+        }
         return sandbox;
     }
 
