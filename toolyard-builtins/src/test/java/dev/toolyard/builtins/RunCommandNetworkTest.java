@@ -53,9 +53,9 @@ class RunCommandNetworkTest {
     @TempDir
     Path work;
 
-    private final InMemoryToolCallStore store = new InMemoryToolCallStore();
-    private LoopbackHttpServer server;
-    private LoopbackOnlySockets sockets;
+    final InMemoryToolCallStore store = new InMemoryToolCallStore();
+    LoopbackHttpServer server;
+    LoopbackOnlySockets sockets;
     private CommandNetwork network;
 
     @BeforeEach
@@ -64,10 +64,12 @@ class RunCommandNetworkTest {
         sockets = LoopbackOnlySockets.anyPort();
         ScriptedResolver resolver = new ScriptedResolver()
                 .answer("pypi.test", "127.0.0.1")
+                .answer("files.test", "127.0.0.1")
                 .answer("meta.test", "169.254.169.254")
                 .answer("ten.test", "10.0.0.1");
         int p = server.port();
-        network = CommandNetwork.builder(List.of("pypi.test:" + p, "meta.test:" + p, "ten.test:" + p, "127.0.0.1"),
+        network = CommandNetwork.builder(List.of("pypi.test:" + p, "files.test:" + p, "meta.test:" + p, "ten.test:" + p,
+                "127.0.0.1"),
                 resolver).socketFactory(sockets).build();
     }
 
@@ -115,7 +117,7 @@ class RunCommandNetworkTest {
         return sandbox;
     }
 
-    private ToolResult run(TieredSandbox sandbox, String... argv) {
+    ToolResult run(TieredSandbox sandbox, String... argv) {
         ToolRegistry registry = new ToolRegistry();
         registry.register(BuiltinTools.runCommand(sandbox, network));
         ToolExecutor executor = ToolExecutor.builder(registry, sandbox).allowlist(Set.of("run_command")).store(store).build();
