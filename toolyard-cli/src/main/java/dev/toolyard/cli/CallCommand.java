@@ -86,6 +86,7 @@ final class CallCommand implements Callable<Integer> {
         if (timeoutSeconds <= 0) {
             throw new Main.UserError("--timeout must be positive, got " + timeoutSeconds);
         }
+        Toolbox.checkAllowHosts(allowHosts);
         Optional<CommandNetwork> commandNetwork = Toolbox.commandNetwork(commandHosts, Resolver.system());
         Path parent = store.toAbsolutePath().getParent();
         if (parent != null) {

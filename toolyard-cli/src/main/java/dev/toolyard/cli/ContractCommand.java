@@ -10,6 +10,7 @@ import dev.toolyard.ToolExecutor;
 import dev.toolyard.ToolRegistry;
 import dev.toolyard.ToolResult;
 import dev.toolyard.ToolStatus;
+import dev.toolyard.builtins.CommandNetwork;
 import dev.toolyard.builtins.FetchLimits;
 import dev.toolyard.builtins.Resolver;
 import dev.toolyard.contracts.ContractException;
@@ -29,10 +30,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import javax.net.SocketFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -185,11 +188,19 @@ final class ContractCommand implements Runnable {
                 + " loopback only.")
         List<String> allowHosts = new ArrayList<>();
 
+        @Option(names = Toolbox.COMMAND_HOST_OPTION, description = "A host a [command] contract's command may reach,"
+                + " through ToolYard's allowlisting proxy, as for 'toolyard call'; repeatable: a name, *.suffix, or an IP"
+                + " literal, each optionally :port (else 80 and 443). None: the command has no network.")
+        List<String> commandHosts = new ArrayList<>();
+
         @Option(names = "--timeout", description = "Seconds the call may run (default: ${DEFAULT-VALUE}).")
         long timeoutSeconds = 60;
 
         @Option(names = "--image", description = "Container image the container rung uses (default: ${DEFAULT-VALUE}).")
         String image = HostMachine.DEFAULT_IMAGE;
+
+        @Mixin
+        TierOption tier;
 
         @Option(names = "--approve", description = "Approve the call if the contract needs approval (human_approval,"
                 + " or risk_tier high or critical), without asking.")
@@ -197,6 +208,7 @@ final class ContractCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            tier.lowest(); // a wrong --tier or --lowest-tier is said before anything is read or runs
             ToolContract c = load();
             if (!Files.isDirectory(workspace)) {
                 throw new Main.UserError("workspace " + workspace + " is not an existing directory");
@@ -204,11 +216,19 @@ final class ContractCommand implements Runnable {
             if (timeoutSeconds <= 0) {
                 throw new Main.UserError("--timeout must be positive, got " + timeoutSeconds);
             }
-            TieredSandbox sandbox = TieredSandbox.builder().containerImage(image).build();
+            if (!commandHosts.isEmpty() && !c.backend().equals("command")) {
+                throw new Main.UserError(Toolbox.COMMAND_HOST_OPTION + " gives a [command] contract's command network; "
+                        + c.name() + " is a " + c.backend() + " contract" + (c.backend().equals("http")
+                                ? ": the hosts its requests may reach are --allow-host" : ""));
+            }
+            Toolbox.checkAllowHosts(allowHosts);
+            Optional<CommandNetwork> network = Toolbox.commandNetwork(commandHosts, Resolver.system());
+            TieredSandbox sandbox = HostMachine.sandbox(image, tier, false);
             Tool tool;
             try {
                 tool = switch (c.backend()) {
-                    case "command" -> c.bindCommand(sandbox, scope());
+                    case "command" -> network.isPresent() ? c.bindCommand(sandbox, scope(), network.get())
+                            : c.bindCommand(sandbox, scope());
                     case "http" -> c.bindHttp(HttpEgress.of(allowHosts, Resolver.system(), FetchLimits.defaults(),
                             SocketFactory.getDefault()), scope());
                     default -> throw new Main.UserError(c.name() + " is a callback contract: it runs inside the"

@@ -70,6 +70,20 @@ final class Toolbox {
     }
 
     /**
+     * Checks the values of {@code --allow-host} before anything is opened or runs.
+     *
+     * @param hosts the values, as given
+     * @throws Main.UserError naming the option and what is wrong with the first bad value
+     */
+    static void checkAllowHosts(List<String> hosts) {
+        try {
+            BuiltinTools.httpFetch(hosts, Resolver.system());
+        } catch (IllegalArgumentException e) {
+            throw new Main.UserError("--allow-host: " + e.getMessage());
+        }
+    }
+
+    /**
      * @param hosts the values of {@link #COMMAND_HOST_OPTION}, as given
      * @param resolver resolves the names the commands ask for
      * @return {@code run_command}'s network; empty when no host was given

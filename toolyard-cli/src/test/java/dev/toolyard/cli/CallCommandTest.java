@@ -35,51 +35,6 @@ class CallCommandTest {
         assertThat(Json.MAPPER.readTree(records.out()).get("summary").asString()).contains("on bwrap");
     }
 
-    /** Answers every request on 127.0.0.1 with one fixed body; loopback only. */
-    private static final class LoopbackServer implements AutoCloseable {
-        final java.net.ServerSocket socket;
-        final java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
-
-        LoopbackServer() throws java.io.IOException {
-            socket = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByAddress(new byte[] {127, 0, 0, 1}));
-            Thread t = new Thread(this::serve, "cli-test-server");
-            t.setDaemon(true);
-            t.start();
-        }
-
-        private void serve() {
-            while (!socket.isClosed()) {
-                try (java.net.Socket c = socket.accept()) {
-                    java.io.InputStream in = c.getInputStream();
-                    int state = 0;
-                    while (state < 4) {
-                        int b = in.read();
-                        if (b < 0) {
-                            break;
-                        }
-                        state = (b == '\r' && (state == 0 || state == 2)) || (b == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
-                    }
-                    requests.incrementAndGet();
-                    byte[] body = "hello from the cli test\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-                    c.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
-                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    c.getOutputStream().write(body);
-                } catch (java.io.IOException e) {
-                    // closed, or a client that went away
-                }
-            }
-        }
-
-        int port() {
-            return socket.getLocalPort();
-        }
-
-        @Override
-        public void close() throws java.io.IOException {
-            socket.close();
-        }
-    }
-
     @Test
     void allowCommandHostGivesRunCommandThatHostThroughTheProxyAndNothingElse() throws Exception {
         Engines.requireBoth();

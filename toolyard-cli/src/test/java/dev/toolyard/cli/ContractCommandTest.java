@@ -115,6 +115,105 @@ class ContractCommandTest {
                 .containsPattern("\"approver\" ?: ?\"cli --approve \\(.+\\)\"");
     }
 
+    @Test
+    void runTakesItsLadderFromTierAndLowestTierAndABadOneIsOneLineBeforeAnythingRuns() throws Exception {
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("records.db");
+        Run oldSpelling = run("contract", "run", manifest("kernel_version.clad.toml"), "--workspace", ws.toString(),
+                "--store", store.toString(), "--tier", "bubblewrap");
+        assertThat(oldSpelling.exit()).isEqualTo(Main.USAGE);
+        assertThat(oldSpelling.err()).isEqualTo("toolyard: --tier takes the tier's wire name: --tier bwrap, not --tier"
+                + " bubblewrap\n");
+        Run inverted = run("contract", "run", manifest("kernel_version.clad.toml"), "--workspace", ws.toString(),
+                "--store", store.toString(), "--tier", "bwrap", "--lowest-tier", "container");
+        assertThat(inverted.exit()).isEqualTo(Main.USAGE);
+        assertThat(inverted.err()).startsWith("toolyard: --lowest-tier container is above --tier bwrap");
+        assertThat(store).as("nothing ran, so nothing was recorded").doesNotExist();
+
+        Engines.requireBoth();
+        Engines.require(TieredSandbox.searchPath().apply("runsc").isPresent(), "runsc (gVisor) is not installed"
+                + " (.ci/setup-sandbox.sh installs it)");
+        Run onBwrap = run("contract", "run", manifest("kernel_version.clad.toml"), "--workspace", ws.toString(),
+                "--store", store.toString(), "--tier", "bwrap", "--lowest-tier", "bwrap");
+        Run onGvisor = run("contract", "run", manifest("kernel_version.clad.toml"), "--workspace", ws.toString(),
+                "--store", store.toString(), "--tier", "gvisor", "--lowest-tier", "gvisor");
+        assertThat(onBwrap.exit()).as(onBwrap.out() + onBwrap.err()).isZero();
+        assertThat(onGvisor.exit()).as(onGvisor.out() + onGvisor.err()).isZero();
+        String hostKernel = Files.readString(Path.of("/proc/version"));
+        assertThat(envelope(onBwrap).get("tier").stringValue()).isEqualTo("bwrap");
+        assertThat(output(onBwrap)).as("bubblewrap shares the host's kernel").isEqualTo(hostKernel);
+        assertThat(envelope(onGvisor).get("tier").stringValue()).isEqualTo("gvisor");
+        assertThat(output(onGvisor)).as("gVisor answers with its own kernel, not the host's")
+                .startsWith("Linux version").isNotEqualTo(hostKernel);
+    }
+
+    @Test
+    void allowCommandHostGivesAContractsCommandThatHostThroughTheProxyAndNothingElse() throws Exception {
+        Engines.requireBoth();
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("records.db");
+        try (LoopbackServer server = new LoopbackServer()) {
+            String port = Integer.toString(server.port());
+            String loopbackGet = loopbackGet(port);
+            Run offline = run("contract", "run", loopbackGet, "--arg", "url=http://127.0.0.1:" + port + "/",
+                    "--workspace", ws.toString(), "--store", store.toString(), "--tier", "bwrap");
+            Run online = run("contract", "run", loopbackGet, "--arg", "url=http://127.0.0.1:" + port + "/",
+                    "--workspace", ws.toString(), "--store", store.toString(), "--tier", "bwrap",
+                    "--allow-command-host", "127.0.0.1:" + port);
+
+            assertThat(online.exit()).as(online.out() + online.err()).isZero();
+            assertThat(output(online)).isEqualTo(LoopbackServer.BODY);
+            assertThat(envelope(online).toString()).as("the envelope lists what the command reached")
+                    .contains("127.0.0.1:" + port);
+            assertThat(envelope(offline).get("status").stringValue()).as("no --allow-command-host: no network")
+                    .isEqualTo("error");
+            assertThat(envelope(offline).get("exit_code").intValue()).as("curl: could not connect").isEqualTo(7);
+            assertThat(output(offline)).isEmpty();
+            assertThat(server.requests.get()).as("one request reached the server: the allowed one").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void allowCommandHostIsRefusedNamingTheOptionForABadValueOrAContractThatIsNotACommand() throws Exception {
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("records.db");
+        String loopbackGet = loopbackGet("8080");
+        for (String bad : new String[] {"http://pypi.test", "*", "169.254.169.254", "pypi.test:0"}) {
+            Run r = run("contract", "run", loopbackGet, "--arg", "url=http://127.0.0.1:8080/", "--workspace",
+                    ws.toString(), "--store", store.toString(), "--allow-command-host", bad);
+            assertThat(r.exit()).as(bad + ": " + r.err()).isEqualTo(Main.USAGE);
+            assertThat(r.err()).startsWith("toolyard: --allow-command-host '" + bad + "' ");
+            assertThat(r.out()).isEmpty();
+        }
+        Run callback = run("contract", "run", manifest("store_knowledge.clad.toml"), "--arg", "confidence=1",
+                "--workspace", ws.toString(), "--store", store.toString(), "--allow-command-host", "pypi.test");
+        assertThat(callback.exit()).isEqualTo(Main.USAGE);
+        assertThat(callback.err()).isEqualTo("toolyard: --allow-command-host gives a [command] contract's command network;"
+                + " store_knowledge is a callback contract\n");
+        Run badHost = run("contract", "run", loopbackGet, "--arg", "url=http://127.0.0.1:8080/", "--workspace",
+                ws.toString(), "--store", store.toString(), "--allow-host", "http://pypi.test");
+        assertThat(badHost.exit()).isEqualTo(Main.USAGE);
+        assertThat(badHost.err()).startsWith("toolyard: --allow-host: ");
+        assertThat(store).as("nothing ran, so nothing was recorded").doesNotExist();
+    }
+
+    /** @return the path of loopback_get.clad.toml written for a server on {@code port} */
+    private String loopbackGet(String port) throws Exception {
+        Path written = tmp.resolve("loopback_get.clad.toml");
+        Files.writeString(written, Files.readString(Path.of(manifest("loopback_get.clad.toml"))).replace("PORT", port));
+        return written.toString();
+    }
+
+    /** The contract's envelope: the result's content. */
+    private static JsonNode envelope(Run r) {
+        return Json.MAPPER.readTree(Json.MAPPER.readTree(r.out()).get("content").stringValue());
+    }
+
+    /** The command's own output, as a text contract's envelope carries it. */
+    private static String output(Run r) {
+        return envelope(r).at("/results/raw_output").stringValue();
+    }
+
     private static void requireTier() {
         TieredSandbox probe = TieredSandbox.builder().containerImage(HostMachine.DEFAULT_IMAGE).build();
         boolean tier = probe.isolationTier() != IsolationTier.UNAVAILABLE;
