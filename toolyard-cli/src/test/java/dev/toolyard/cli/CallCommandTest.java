@@ -79,6 +79,16 @@ class CallCommandTest {
         assertThat(tmp.resolve("calls.db")).as("nothing ran, so nothing was recorded").doesNotExist();
     }
 
+    @Test
+    void aBadAllowHostIsOneLineNamingTheOptionBeforeAnythingRuns() throws Exception {
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        CliRun r = CliRun.of("call", "--workspace", ws.toString(), "--tool", "run_command", "--args", ECHO, "--store",
+                tmp.resolve("calls.db").toString(), "--allow-host", "http://docs.test/");
+        assertThat(r.exit()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).startsWith("toolyard: --allow-host: ").doesNotContain("Exception");
+        assertThat(tmp.resolve("calls.db")).as("nothing ran, so nothing was recorded").doesNotExist();
+    }
+
     private static String content(CliRun r) {
         JsonNode n = Json.MAPPER.readTree(r.out());
         return n.get("content").asString();
