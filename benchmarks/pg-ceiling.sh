@@ -6,12 +6,13 @@
 # server's CPU per call, pgbench's CPU per call, WAL bytes per call and the load average.
 # A call is one write-ahead mark plus its completion. Not part of CI.
 #
-# Usage: benchmarks/pg-ceiling.sh [seconds-per-row]        (default 10)
+# Usage: benchmarks/pg-ceiling.sh [seconds-per-row (default 10)] ["on off" (synchronous_commit values)]
 # Needs: .ci/setup-postgres.sh run first (as root), pgbench and psql (the postgresql packages), java 17+,
 # and benchmarks/target/benchmarks.jar (built here if missing). See docs/store.md, "The server's ceiling".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_ROW=${1:-10}
+SYNCS=${2:-on off} # synchronous_commit values to run: on is durable; off only shows the bound without the flush wait
 HOST=127.0.0.1 PORT=55432 DB=toolyard_test DB_USER=toolyard
 export PGPASSWORD=toolyard
 JAR=benchmarks/target/benchmarks.jar
@@ -42,22 +43,22 @@ trap 'sql "DROP SCHEMA IF EXISTS $SCHEMA CASCADE" >/dev/null 2>&1 || true' EXIT
 java -cp "$JAR" benchmarks/pg-ceiling/PgCeilingScripts.java "jdbc:postgresql://$HOST:$PORT/$DB" "$DB_USER" \
   "$PGPASSWORD" "$SCHEMA" "$OUT" 1,4,8,64 2>/dev/null
 
-# CPU in clock ticks: every live postgres process (postmaster, backends, walwriter, checkpointer, ...)
-# plus what the postmaster has reaped from backends that have exited (cutime+cstime).
+# CPU in clock ticks (utime+stime from /proc/PID/stat). The server's is sampled twice while pgbench is
+# connected and running, over every process named postgres (postmaster, the pgbench backends,
+# walwriter, checkpointer, autovacuum, ...): a process alive at both samples counts its difference,
+# one started in between all of it. Exited processes are not counted (the postmaster's cutime is no
+# use: here the kernel did not add reaped backends to it), so the samples are taken mid-run.
 HZ=$(getconf CLK_TCK)
-server_ticks() {
-  local total=0 f pp
+server_ticks() { # prints "pid ticks" per postgres process
+  local f
   for f in /proc/[0-9]*/stat; do
     { read -r -a s <"$f"; } 2>/dev/null || continue
-    [ "${s[1]}" = "(postgres)" ] || continue
-    total=$((total + s[13] + s[14]))
-    pp=$(cat "/proc/${s[3]}/comm" 2>/dev/null || true)
-    if [ "$pp" != postgres ]; then total=$((total + s[15] + s[16])); fi # the postmaster
+    [ "${s[1]}" = "(postgres)" ] && echo "${s[0]} $((s[13] + s[14]))"
   done
-  echo "$total"
+  return 0
 }
-self_child_ticks() { local s; read -r -a s </proc/$$/stat; echo $((s[15] + s[16])); }
-# /proc/$$/stat's comm may hold spaces only if the shell's name does; bash's does not.
+pid_ticks() { local s; read -r -a s </proc/"$1"/stat; echo $((s[13] + s[14])); }
+completed() { sql "SELECT count(*) FROM $SCHEMA.toolyard_call WHERE completed"; }
 
 printf 'server: %s; fsync=%s, synchronous_commit=%s (default), wal_sync_method=%s, commit_delay=%s\n' \
   "$(sql 'SELECT version()' | cut -d, -f1)" "$(sql 'SHOW fsync')" "$(sql 'SHOW synchronous_commit')" \
@@ -68,45 +69,48 @@ echo '| synchronous_commit | shape | pgbench clients | durable calls/s | server 
 echo '| --- | --- | --- | --- | --- | --- | --- | --- |'
 
 RUN=0
-row() { # sync script calls-per-transaction clients label
-  local sync=$1 script=$2 per=$3 clients=$4 label=$5
+WARM=2 # seconds of each row before the first sample
+TAIL=4 # seconds pgbench runs on after the nominal window: the samples themselves take time
+row() { # sync script clients label: pgbench runs WARM + SECONDS_PER_ROW + TAIL s; the figures are of the middle
+  local sync=$1 script=$2 clients=$3 label=$4
   RUN=$((RUN + 1))
   sql "TRUNCATE $SCHEMA.toolyard_call" >/dev/null
-  local load0 s0 c0 w0 log tps s1 c1 w1 calls
+  local log=$OUT/row-$RUN.log pid load0 t0 s0 n0 w0 c0 t1 s1 n1 w1 c1 tps
+  PGOPTIONS="-c search_path=$SCHEMA -c synchronous_commit=$sync" "$PGBENCH" -n -M prepared \
+    -h "$HOST" -p "$PORT" -U "$DB_USER" -c "$clients" -j "$clients" -T $((WARM + SECONDS_PER_ROW + TAIL)) \
+    -D run="$RUN" -D n=0 -f "$OUT/$script" "$DB" >"$log" 2>&1 &
+  pid=$!
+  sleep "$WARM"
   load0=$(cut -d' ' -f1 /proc/loadavg)
-  w0=$(sql "SELECT pg_current_wal_lsn()")
-  s0=$(server_ticks)
-  c0=$(self_child_ticks)
-  log=$(PGOPTIONS="-c search_path=$SCHEMA -c synchronous_commit=$sync" "$PGBENCH" -n -M prepared \
-    -h "$HOST" -p "$PORT" -U "$DB_USER" -c "$clients" -j "$clients" -T "$SECONDS_PER_ROW" \
-    -D run="$RUN" -D n=0 -f "$OUT/$script" "$DB" 2>&1) || { echo "$log" >&2; die "pgbench failed on $script"; }
-  c1=$(self_child_ticks)
-  s1=$(server_ticks)
-  w1=$(sql "SELECT pg_current_wal_lsn()")
-  tps=$(echo "$log" | sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p')
-  [ -n "$tps" ] || { echo "$log" >&2; die "no tps in pgbench's output"; }
-  calls=$(awk -v t="$tps" -v p="$per" -v s="$SECONDS_PER_ROW" 'BEGIN { printf "%d", t * p * s }')
-  local done_calls
-  done_calls=$(sql "SELECT count(*) FROM $SCHEMA.toolyard_call WHERE completed")
-  awk -v sync="$sync" -v label="$label" -v cl="$clients" -v tps="$tps" -v p="$per" -v ds="$((s1 - s0))" \
-    -v dc="$((c1 - c0))" -v hz="$HZ" -v calls="$calls" -v wal="$(sql "SELECT pg_wal_lsn_diff('$w1', '$w0')")" \
-    -v done="$done_calls" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
-      n = done > 0 ? done : calls
-      printf "| %s | %s | %d | %\047d | %d | %d | %\047d | %s → %s |\n", sync, label, cl, tps * p,
+  t0=$(date +%s.%N); server_ticks >"$OUT/s0"; c0=$(pid_ticks "$pid"); n0=$(completed); w0=$(sql "SELECT pg_current_wal_lsn()")
+  sleep "$SECONDS_PER_ROW"
+  t1=$(date +%s.%N); server_ticks >"$OUT/s1"; c1=$(pid_ticks "$pid"); n1=$(completed); w1=$(sql "SELECT pg_current_wal_lsn()")
+  wait "$pid" || { cat "$log" >&2; die "pgbench failed on $script (log: $log)"; }
+  tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$log")
+  [ -n "$tps" ] || { cat "$log" >&2; die "no tps in pgbench's output ($log)"; }
+  local ds
+  ds=$(awk 'NR == FNR { before[$1] = $2; next } { d += $2 - ($1 in before ? before[$1] : 0) } END { print d + 0 }' \
+    "$OUT/s0" "$OUT/s1")
+  awk -v sync="$sync" -v label="$label" -v cl="$clients" -v ds="$ds" -v dc="$((c1 - c0))" -v hz="$HZ" \
+    -v n="$((n1 - n0))" -v dt="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+    -v wal="$(sql "SELECT pg_wal_lsn_diff('$w1', '$w0')")" -v l0="$load0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+      if (n <= 0) { print "pg-ceiling: no call completed in the window" > "/dev/stderr"; exit 1 }
+      printf "| %s | %s | %d | %\047d | %d | %d | %\047d | %s → %s |\n", sync, label, cl, n / dt,
         ds * 1e6 / hz / n, dc * 1e6 / hz / n, wal / n, l0, l1 }'
 }
 
-for sync in on off; do
-  row "$sync" lone.sql 1 1 "lone caller (mark, then completion: 2 commits)"
-  row "$sync" lone.sql 1 16 "16 lone callers, no batching (32 commits)"
-  row "$sync" batch-1.sql 1 1 "batch 1+1 (2 callers), 1 writer"
-  row "$sync" batch-8.sql 8 1 "batch 8+8 (16 callers), 1 writer"
-  row "$sync" batch-4.sql 4 2 "batch 4+4 (16 callers), 2 writers"
-  row "$sync" batch-8.sql 8 2 "batch 8+8 (32 callers), 2 writers"
-  row "$sync" batch-64.sql 64 1 "batch 64+64 (128 callers), 1 writer"
-  row "$sync" batch-64.sql 64 2 "batch 64+64 (256 callers), 2 writers"
+for sync in $SYNCS; do
+  row "$sync" lone.sql 1 "lone caller (mark, then completion: 2 commits)"
+  row "$sync" lone.sql 16 "16 lone callers, no batching (32 commits)"
+  row "$sync" batch-1.sql 1 "batch 1+1 (2 callers), 1 writer"
+  row "$sync" batch-8.sql 1 "batch 8+8 (16 callers), 1 writer"
+  row "$sync" batch-4.sql 2 "batch 4+4 (16 callers), 2 writers"
+  row "$sync" batch-8.sql 2 "batch 8+8 (32 callers), 2 writers"
+  row "$sync" batch-64.sql 1 "batch 64+64 (128 callers), 1 writer"
+  row "$sync" batch-64.sql 2 "batch 64+64 (256 callers), 2 writers"
 done
 echo
-echo "server CPU: utime+stime of every process named postgres, plus the postmaster's cutime+cstime"
-echo "(exited backends), before and after each row; pgbench CPU: its utime+stime; per completed call."
-echo "A call is one mark plus its completion; calls/s = pgbench tps x calls per transaction."
+echo "Per row: pgbench runs $((WARM + SECONDS_PER_ROW + TAIL)) s; the figures are of the $SECONDS_PER_ROW s from $WARM s in: calls completed"
+echo "(rows with completed = true) per second; server CPU = utime+stime of the postgres processes,"
+echo "pgbench CPU = pgbench's own, WAL = pg_current_wal_lsn() difference, each per completed call."
+echo "A call is one mark plus its completion."
