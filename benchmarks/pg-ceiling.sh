@@ -57,7 +57,8 @@ server_ticks() { # prints "pid ticks" per postgres process
   done
   return 0
 }
-pid_ticks() { local s; read -r -a s </proc/"$1"/stat; echo $((s[13] + s[14])); }
+pid_ticks() { local s; { read -r -a s </proc/"$1"/stat; } 2>/dev/null || return 1; echo $((s[13] + s[14])); }
+early() { cat "$1" >&2; die "pgbench ended before the window did (log: $1): was the server restarted, or is the machine too loaded for TAIL?"; }
 completed() { sql "SELECT count(*) FROM $SCHEMA.toolyard_call WHERE completed"; }
 
 printf 'server: %s; fsync=%s, synchronous_commit=%s (default), wal_sync_method=%s, commit_delay=%s\n' \
@@ -82,9 +83,9 @@ row() { # sync script clients label: pgbench runs WARM + SECONDS_PER_ROW + TAIL 
   pid=$!
   sleep "$WARM"
   load0=$(cut -d' ' -f1 /proc/loadavg)
-  t0=$(date +%s.%N); server_ticks >"$OUT/s0"; c0=$(pid_ticks "$pid"); n0=$(completed); w0=$(sql "SELECT pg_current_wal_lsn()")
+  t0=$(date +%s.%N); server_ticks >"$OUT/s0"; c0=$(pid_ticks "$pid") || early "$log"; n0=$(completed); w0=$(sql "SELECT pg_current_wal_lsn()")
   sleep "$SECONDS_PER_ROW"
-  t1=$(date +%s.%N); server_ticks >"$OUT/s1"; c1=$(pid_ticks "$pid"); n1=$(completed); w1=$(sql "SELECT pg_current_wal_lsn()")
+  t1=$(date +%s.%N); server_ticks >"$OUT/s1"; c1=$(pid_ticks "$pid") || early "$log"; n1=$(completed); w1=$(sql "SELECT pg_current_wal_lsn()")
   wait "$pid" || { cat "$log" >&2; die "pgbench failed on $script (log: $log)"; }
   tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$log")
   [ -n "$tps" ] || { cat "$log" >&2; die "no tps in pgbench's output ($log)"; }
