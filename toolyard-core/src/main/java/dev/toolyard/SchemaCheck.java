@@ -5,6 +5,7 @@ import dev.toolyard.internal.CompiledSchema;
 import dev.toolyard.spi.Json;
 import dev.toolyard.internal.NetworkntFallback;
 import dev.toolyard.spi.Text;
+import java.util.List;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -51,7 +52,7 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
         }
         ObjectNode arguments = call.preParsed;
         if (arguments == null) {
-            arguments = ArgumentsTree.read(call.argumentsText); // the plain documents models send
+            arguments = ArgumentsTree.read(call.argumentsText, in.spec().argumentNames()); // the plain documents models send
         }
         if (arguments == null) {
             JsonNode parsed;
@@ -81,7 +82,9 @@ final class SchemaCheck implements Check<ResolvedTool, ParsedArgs> {
      * why, as a refusal, instead of the handler failing on a call the schema admitted.
      */
     private static String integerOutsideLong(ToolSpec spec, ObjectNode arguments) {
-        for (String name : spec.integerArgs()) {
+        List<String> names = spec.integerArgs();
+        for (int i = 0; i < names.size(); i++) { // indexed: no iterator per call, most tools declare none
+            String name = names.get(i);
             JsonNode value = arguments.get(name);
             if (value != null && value.isNumber() && ToolArgs.exactLong(value) == null) {
                 boolean integral = value.isIntegralNumber() || value.canConvertToExactIntegral();

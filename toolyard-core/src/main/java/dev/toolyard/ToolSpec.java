@@ -1,6 +1,7 @@
 package dev.toolyard;
 
 import com.networknt.schema.Schema;
+import dev.toolyard.internal.ArgumentsTree;
 import dev.toolyard.internal.CompiledSchema;
 import dev.toolyard.spi.Json;
 import dev.toolyard.internal.SchemaRules;
@@ -55,6 +56,7 @@ public final class ToolSpec {
     private final Schema validator;
     private final CompiledSchema compiled;
     private final List<String> integerArgs;
+    private final String[] argumentNames;
 
     private ToolSpec(Builder b, ObjectNode schema, Schema validator) {
         this.name = b.name;
@@ -72,6 +74,9 @@ public final class ToolSpec {
         this.validator = validator;
         this.compiled = CompiledSchema.compile(schema).orElse(null);
         this.integerArgs = integerArgs(schema);
+        JsonNode properties = schema.get("properties");
+        this.argumentNames = ArgumentsTree.plainNames(properties instanceof ObjectNode props
+                ? props.propertyNames() : List.of());
     }
 
     /** The top-level properties whose {@code type} is, or names, {@code integer}: what {@link ToolArgs#integer} reads. */
@@ -176,6 +181,15 @@ public final class ToolSpec {
     /** @return the top-level properties typed {@code integer}, which must fit a long to reach a handler */
     List<String> integerArgs() {
         return integerArgs;
+    }
+
+    /**
+     * @return the schema's own top-level property names, for {@link ArgumentsTree#read(String, String[])} to
+     *     key the arguments by (no new {@code String} per name, and the schema's lookups then hit by identity);
+     *     not to be modified
+     */
+    String[] argumentNames() {
+        return argumentNames;
     }
 
     Schema validator() {

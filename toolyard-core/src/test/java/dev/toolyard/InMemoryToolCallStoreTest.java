@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 class InMemoryToolCallStoreTest {
@@ -51,5 +54,29 @@ class InMemoryToolCallStoreTest {
         assertThat(store.byToolAndStatus("read_file", ToolStatus.OK)).extracting(ToolCallRecord::callId)
                 .containsExactly("2", "4");
         assertThatThrownBy(() -> store.recent(0)).hasMessageContaining("limit");
+    }
+
+    /** Open calls are kept in stripes by id: every stripe still refuses a second mark and finds its completion. */
+    @Test
+    void manyOpenCallsAreEachFoundAndKeptInMarkOrder() throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            ids.add(UUID.randomUUID().toString());
+            store.markStarted(start(ids.get(i), "inv", "t"));
+        }
+        for (String id : ids) {
+            assertThatThrownBy(() -> store.markStarted(start(id, "inv", "t"))).isInstanceOf(IllegalStateException.class);
+        }
+        Thread other = new Thread(() -> ids.subList(0, 100).forEach(id -> store.complete(record(id, "inv", "t",
+                ToolStatus.OK, null))));
+        other.start();
+        other.join();
+        store.clear(); // the completed half goes, the open half stays
+        assertThat(store.records()).extracting(ToolCallRecord::callId).containsExactlyElementsOf(ids.subList(100, 200));
+        assertThat(store.records()).extracting(ToolCallRecord::status).containsOnly(ToolStatus.INTERRUPTED);
+        ids.subList(100, 200).forEach(id -> store.complete(record(id, "inv", "t", ToolStatus.OK, null)));
+        assertThat(store.records()).extracting(ToolCallRecord::status).containsOnly(ToolStatus.OK);
+        assertThatThrownBy(() -> store.complete(record(ids.get(0), "inv", "t", ToolStatus.OK, null)))
+                .isInstanceOf(IllegalStateException.class);
     }
 }

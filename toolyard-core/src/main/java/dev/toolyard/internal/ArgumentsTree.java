@@ -1,6 +1,8 @@
 package dev.toolyard.internal;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -38,13 +40,17 @@ public final class ArgumentsTree {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+    private static final String[] NO_NAMES = new String[0];
+
     private final String text;
     private final int end;
+    private final String[] names;
     private int pos;
 
-    private ArgumentsTree(String text) {
+    private ArgumentsTree(String text, String[] names) {
         this.text = text;
         this.end = text.length();
+        this.names = names;
     }
 
     /** Thrown, without a stack trace, wherever the reader declines; never leaves this class. */
@@ -62,10 +68,39 @@ public final class ArgumentsTree {
      *     the text and Jackson must read it
      */
     public static ObjectNode read(String text) {
+        return read(text, NO_NAMES);
+    }
+
+    /**
+     * @param declared the property names a schema declares at the top level; never {@code null}
+     * @return those of them {@link #read(String, String[])} may key a tree by: the names a model writes
+     *     without an escape (no quote, backslash or control character) and within {@link #MAX_NAME_CHARS};
+     *     the very instances given, in their order
+     */
+    public static String[] plainNames(Iterable<String> declared) {
+        List<String> plain = new ArrayList<>();
+        for (String name : declared) {
+            if (name.length() <= MAX_NAME_CHARS && name.chars().allMatch(c -> c >= 0x20 && c != '"' && c != '\\')) {
+                plain.add(name);
+            }
+        }
+        return plain.toArray(NO_NAMES);
+    }
+
+    /**
+     * The same tree as {@link #read(String)}; a top-level property named as one of {@code names} is keyed
+     * by that very {@code String} instead of a new copy (an equal string, so the tree is equal).
+     *
+     * @param text the arguments as the model sent them; never {@code null}
+     * @param names what {@link #plainNames} returned for the tool's schema; never {@code null}, not modified
+     * @return the tree {@code Json.MAPPER.readTree(text)} builds, or {@code null} when this reader declines
+     *     the text and Jackson must read it
+     */
+    public static ObjectNode read(String text, String[] names) {
         if (text.length() > MAX_TEXT_CHARS) {
             return null;
         }
-        ArgumentsTree reader = new ArgumentsTree(text);
+        ArgumentsTree reader = new ArgumentsTree(text, names);
         try {
             reader.skipWhitespace();
             if (reader.peek() != '{') {
@@ -117,7 +152,7 @@ public final class ArgumentsTree {
         while (true) {
             skipWhitespace();
             expect('"');
-            String name = string();
+            String name = depth == 1 ? name() : string();
             if (name.length() > MAX_NAME_CHARS) {
                 throw Declined.INSTANCE;
             }
@@ -237,6 +272,26 @@ public final class ArgumentsTree {
         }
         return value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE ? NODES.numberNode((int) value)
                 : NODES.numberNode(value);
+    }
+
+    /**
+     * Reads a top-level property name and its closing quote; the opening quote is already read. Text up to
+     * the next quote that equals a plain declared name (no backslash, so no escape and that quote closes
+     * it; no control character) is that declared instance; any other name is {@link #string()}'s.
+     */
+    private String name() {
+        int start = pos;
+        int close = text.indexOf('"', start);
+        if (close >= 0) {
+            int length = close - start;
+            for (String declared : names) {
+                if (declared.length() == length && text.regionMatches(start, declared, 0, length)) {
+                    pos = close + 1;
+                    return declared;
+                }
+            }
+        }
+        return string();
     }
 
     /** Reads a string's content and its closing quote; the opening quote is already read. */

@@ -28,6 +28,14 @@ import tools.jackson.databind.node.ObjectNode;
  */
 class ArgumentsTreeDifferentialFuzzTest {
     private static final String[] NAMES = {"text", "a", "b", "path", "count", "", "\\u0041", "a\\\"b", "\\ud83d\\ude00", "é"};
+    /**
+     * Names a schema might declare, as {@link ArgumentsTree#plainNames} keeps them (the quote, backslash and
+     * control character ones it drops), fresh instances so that reuse shows as identity.
+     */
+    private static final String[] DECLARED = ArgumentsTree.plainNames(List.of(new String("text"), new String("a"),
+            new String("b"), new String("ab"), new String("path"), new String("count"), new String(""),
+            new String("A"), new String("a\"b"), new String("a\\b"), new String("\\u0041"), new String("😀"),
+            new String("é"), new String("tab\there"), new String("nul\0")));
     private static final String[] NUMBERS = {
         "0", "-0", "1", "-1", "7", "2147483647", "2147483648", "-2147483648", "-2147483649", "123456789012345678",
         "999999999999999999", "-999999999999999999", "1234567890123456789", "9223372036854775807",
@@ -70,8 +78,32 @@ class ArgumentsTreeDifferentialFuzzTest {
         }
     }
 
+    /** Declared names that need no escape key a tree by their own instances; the others are never kept. */
+    @Test
+    void declaredNamesKeyTheTreeByTheirOwnInstances() {
+        assertThat(DECLARED).containsExactly("text", "a", "b", "ab", "path", "count", "", "A", "😀", "é");
+        ObjectNode tree = ArgumentsTree.read("{\"text\":\"buy milk\",\"ab\":{\"a\":1},\"a\":2,\"\\u0041\":3,\"zz\":4}", DECLARED);
+        assertThat(tree).isNotNull();
+        List<String> keys = new ArrayList<>(tree.propertyNames());
+        assertThat(keys).containsExactly("text", "ab", "a", "A", "zz");
+        assertThat(keys.get(0)).isSameAs(DECLARED[0]);
+        assertThat(keys.get(1)).isSameAs(DECLARED[3]);
+        assertThat(keys.get(2)).isSameAs(DECLARED[1]);
+        assertThat(keys.get(3)).isNotSameAs(DECLARED[7]); // escaped in the text: read as before, equal all the same
+        assertThat(tree.get("ab").propertyNames().iterator().next()).isNotSameAs(DECLARED[1]); // top level only
+        assertThat(ArgumentsTree.read("{\"te\\\"xt\":1}", DECLARED).propertyNames()).containsExactly("te\"xt");
+        for (String text : List.of("{\"text\":1,\"text\":2}", "{\"text\" 1}", "{\"text",
+                "{\"tab\there\":1}", "{\"nul\0\":1}")) {
+            assertThat(ArgumentsTree.read(text, DECLARED)).as(text).isNull();
+            assertAgree(text);
+        }
+    }
+
     static void assertAgree(String text) {
         ObjectNode fast = ArgumentsTree.read(text);
+        ObjectNode keyed = ArgumentsTree.read(text, DECLARED);
+        assertThat(keyed == null).as("with declared names, the reader declines the same texts: %s", text)
+                .isEqualTo(fast == null);
         if (fast == null) {
             return; // Jackson reads it, as before: nothing of the reader's reaches a call
         }
@@ -79,6 +111,7 @@ class ArgumentsTreeDifferentialFuzzTest {
         assertThatCode(() -> jackson[0] = Json.MAPPER.readTree(text)).as("Jackson accepts what the reader read: %s", text)
                 .doesNotThrowAnyException();
         assertSameTree(fast, jackson[0], text);
+        assertSameTree(keyed, jackson[0], text);
     }
 
     /** Equal, and of the same node classes with properties in the same order. */
