@@ -222,6 +222,12 @@ final class ContractCommand implements Runnable {
                                 ? ": the hosts its requests may reach are --allow-host" : ""));
             }
             Toolbox.checkAllowHosts(allowHosts);
+            if (!allowHosts.isEmpty() && !c.backend().equals("http")) {
+                // accepted and ignored would read as "this contract may reach that host"; say what it means instead
+                throw new Main.UserError("--allow-host names the hosts an [http] contract's requests may reach; "
+                        + c.name() + " is a " + c.backend() + " contract" + (c.backend().equals("command")
+                                ? ": the hosts its command may reach are " + Toolbox.COMMAND_HOST_OPTION : ""));
+            }
             Optional<CommandNetwork> network = Toolbox.commandNetwork(commandHosts, Resolver.system());
             TieredSandbox sandbox = HostMachine.sandbox(image, tier, false);
             Tool tool;

@@ -197,6 +197,24 @@ class ContractCommandTest {
         assertThat(store).as("nothing ran, so nothing was recorded").doesNotExist();
     }
 
+    @Test
+    void allowHostIsRefusedNamingTheOptionForAContractThatIsNotAnHttpContract() throws Exception {
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Path store = tmp.resolve("records.db");
+        Run command = run("contract", "run", loopbackGet("8080"), "--arg", "url=http://127.0.0.1:8080/", "--workspace",
+                ws.toString(), "--store", store.toString(), "--allow-host", "127.0.0.1");
+        assertThat(command.exit()).as(command.err()).isEqualTo(Main.USAGE);
+        assertThat(command.err()).isEqualTo("toolyard: --allow-host names the hosts an [http] contract's requests may"
+                + " reach; loopback_get is a command contract: the hosts its command may reach are --allow-command-host\n");
+        assertThat(command.out()).isEmpty();
+        Run callback = run("contract", "run", manifest("store_knowledge.clad.toml"), "--arg", "confidence=1",
+                "--workspace", ws.toString(), "--store", store.toString(), "--allow-host", "pypi.test");
+        assertThat(callback.exit()).isEqualTo(Main.USAGE);
+        assertThat(callback.err()).isEqualTo("toolyard: --allow-host names the hosts an [http] contract's requests may"
+                + " reach; store_knowledge is a callback contract\n");
+        assertThat(store).as("nothing ran, so nothing was recorded").doesNotExist();
+    }
+
     /** @return the path of loopback_get.clad.toml written for a server on {@code port} */
     private String loopbackGet(String port) throws Exception {
         Path written = tmp.resolve("loopback_get.clad.toml");
