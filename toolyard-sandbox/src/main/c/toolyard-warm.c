@@ -28,14 +28,18 @@
  *                                   flags: TY_FLAG_WIPED something was wiped, TY_FLAG_WIPE_INCOMPLETE
  *                                   not everything could be, TY_FLAG_SOCKETS_LEFT a socket of the
  *                                   command outlived it in the network namespace, TY_FLAG_CHANGED the
- *                                   command changed the write root's or a wiped directory's owner or mode)
+ *                                   command changed the write root's or a wiped directory's owner or mode,
+ *                                   TY_FLAG_PACKETS_MOVED a packet counter of the network namespace moved
+ *                                   while the command ran: it sent or received something, loopback included)
  *   end of the JVM's stream:  every process is killed and the supervisor exits 0.
  *
  * At start, before 'R', every wiped directory is made the sandbox gid's alone (root:GID, 1770: no other
  * uid, even one holding a descriptor of it, can create anything in it), and every mount of the mount
  * table that is not read-only is walked: a directory or regular file outside the write root that the
  * command's uid or gid could write and that lies in no wiped directory ends the supervisor. So each
- * writable place is wiped, or the sandbox does not start.
+ * writable place is wiped, or the sandbox does not start. What a wiped directory holds at start (the
+ * directories above the roots' mount points) is kept, not wiped: each root-owned directory and file of it
+ * loses its group and other write bits, and anything of it the command could still write ends the supervisor.
  * A frame is a tag byte and a length. Written with the JVM, which depends on every detail.
  */
 #define _GNU_SOURCE
@@ -78,6 +82,7 @@
 #define TY_FLAG_WIPE_INCOMPLETE 2
 #define TY_FLAG_SOCKETS_LEFT 4
 #define TY_FLAG_CHANGED 8
+#define TY_FLAG_PACKETS_MOVED 16
 #define TY_MAX_REQUEST 16777216
 #define TY_MAX_FILTER 32768
 #define TY_MAX_OUTPUT_FRAME 65536
@@ -699,6 +704,44 @@ static int sockets_present(void) {
     return 0;
 }
 
+/* The network namespace's packet counters, all of them as text: a command that sent or received any
+ * packet (loopback included) moved one. gVisor's /proc/net lists no connection in TIME_WAIT, so a port a
+ * command used is unseen by sockets_present there; its /proc/net/snmp and /proc/net/dev do move. */
+#define COUNTERS_BYTES 65536
+static char counters_before[COUNTERS_BYTES], counters_after[COUNTERS_BYTES];
+
+/* Reads every counter file there is into buf; returns the length, or -1 when one cannot be read whole. */
+static ssize_t read_counters(char *buf) {
+    static const char *files[] = {"/proc/net/snmp", "/proc/net/snmp6", "/proc/net/dev"};
+    size_t at = 0;
+    int found = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        int fd = open(files[f], O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT) {
+                continue;
+            }
+            return -1;
+        }
+        found++;
+        ssize_t n;
+        while ((n = read(fd, buf + at, COUNTERS_BYTES - at)) > 0) {
+            at += (size_t) n;
+        }
+        close(fd);
+        if (n < 0 || at == COUNTERS_BYTES) {
+            return -1;
+        }
+    }
+    return found > 0 ? (ssize_t) at : -1;
+}
+
+/* Whether the counters read now differ from those read into counters_before, of length before. */
+static int packets_moved(ssize_t before) {
+    ssize_t after = read_counters(counters_after);
+    return before < 0 || after != before || memcmp(counters_before, counters_after, (size_t) after) != 0;
+}
+
 /* The mount table, read once at start. */
 #define MAX_MOUNTS 512
 static char *mount_points[MAX_MOUNTS];
@@ -877,6 +920,72 @@ static void check_writable_places(void) {
     }
 }
 
+/* Drops group and other write from a root-owned kept entry and everything kept below it, then ends the
+ * supervisor if the command could still write any of it: a kept directory is never wiped (runsc makes
+ * those above the roots' mount points in its /tmp 0777, where a command's file reached the next one). */
+static void seal_entry(const char *path, dev_t dev, int depth) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        die(path);
+    }
+    if (st.st_dev != dev || is_mount_point(path) || at_or_under(path, write_root) || S_ISLNK(st.st_mode)) {
+        return; /* a mount of its own (walked as one, or a root the JVM bound), the workspace, or a link */
+    }
+    if (st.st_uid == 0 && (st.st_mode & 022) != 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+        if (chmod(path, st.st_mode & 07755) != 0 || lstat(path, &st) != 0) {
+            die(path);
+        }
+    }
+    if (writable_by_command(&st)) {
+        dprintf(2, "toolyard-warm: %s is kept in a wiped directory and stays writable by the command\n", path);
+        errno = 0;
+        die("a kept place in a wiped directory is writable by the command");
+    }
+    if (!S_ISDIR(st.st_mode) || depth >= MAX_WALK_DEPTH) {
+        return;
+    }
+    DIR *d = opendir(path);
+    if (d == NULL) {
+        die(path);
+    }
+    struct dirent *e;
+    char child[4096];
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+            continue;
+        }
+        int n = snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        if (n < 0 || (size_t) n >= sizeof child) {
+            errno = 0;
+            die("a path too long in a wiped directory");
+        }
+        if (++walked > MAX_WALK_ENTRIES) {
+            errno = 0;
+            die("too many entries kept in the wiped directories");
+        }
+        seal_entry(child, dev, depth + 1);
+    }
+    closedir(d);
+}
+
+/* Seals what each wiped directory held at start (its baseline): see seal_entry. */
+static void seal_kept(void) {
+    for (int i = 0; i < baseline_count; i++) {
+        const char *dir = wipe_dirs[baseline_dir[i]];
+        struct stat st;
+        if (lstat(dir, &st) != 0) {
+            die(dir);
+        }
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", baseline[i]);
+        if (n < 0 || (size_t) n >= sizeof path) {
+            errno = 0;
+            die("a path too long in a wiped directory");
+        }
+        seal_entry(path, st.st_dev, 0);
+    }
+}
+
 /* Parses one request; returns 0 at a clean end of the JVM's stream. */
 static int read_request(unsigned char **buf, char **strings_out, char ***lists_out, char ***argv, char ***envp) {
     unsigned char head[4];
@@ -958,6 +1067,7 @@ static void run_one(char **argv, char **envp) {
     if (stat(write_root, &root_before) != 0) {
         die("the write root");
     }
+    ssize_t counters = read_counters(counters_before);
     /* Before anything of the command exists: a supervisor that ends before this frame never started it. */
     frame(TY_TAG_STARTED, NULL, 0);
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
@@ -1062,6 +1172,9 @@ static void run_one(char **argv, char **envp) {
     if (sockets_present()) {
         flags |= TY_FLAG_SOCKETS_LEFT;
     }
+    if (packets_moved(counters)) {
+        flags |= TY_FLAG_PACKETS_MOVED;
+    }
     if (!same_root(&root_before) || !wipe_dirs_intact()) {
         flags |= TY_FLAG_CHANGED;
     }
@@ -1132,6 +1245,11 @@ int main(int argc, char **argv) {
     record_baseline();
     own_wipe_dirs();
     check_writable_places();
+    seal_kept();
+    if (read_counters(counters_before) < 0) {
+        errno = 0;
+        die("the network namespace's packet counters cannot be read");
+    }
     if (sockets_present()) {
         errno = 0;
         die("a socket exists in the network namespace before the first command");

@@ -47,7 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>a bare {@code /bin/true} (report), which the warm rows are held to: the same call on a warm
  *       sandbox ({@code warm(true)}) at most 2 times it on the bubblewrap rung
  *       ({@link #runIsolatedBubblewrapWarm}) and 3 times on the container rung
- *       ({@link #runIsolatedContainerWarm});</li>
+ *       ({@link #runIsolatedContainerWarm}), and on the gVisor rung ({@link #runIsolatedGvisorWarm},
+ *       the same target);</li>
  *   <li>twenty short commands in one workspace ({@link SandboxRungs#MIX}), warm against cold, on each
  *       rung (report). The sandboxes of these rows are states of {@link SandboxRungs}, which prove in
  *       their set-up and tear-down that every measured run was warm.</li>
@@ -228,6 +229,17 @@ public class SandboxBenchmark {
     @Warmup(iterations = 2, time = 1)
     @Measurement(iterations = 5, time = 1)
     public SubprocessResult runIsolatedContainerWarm(SandboxRungs.WarmContainer s) {
+        return s.sandbox.runIsolated(TRUE, s.workspace, TIMEOUT, null);
+    }
+
+    /**
+     * The warm figure on the gVisor rung (podman with runsc, {@value SandboxRungs#IMAGE}; the target is 3
+     * times {@link #bareTrue}, as on the container rung).
+     */
+    @Benchmark
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public SubprocessResult runIsolatedGvisorWarm(SandboxRungs.WarmGvisor s) {
         return s.sandbox.runIsolated(TRUE, s.workspace, TIMEOUT, null);
     }
 

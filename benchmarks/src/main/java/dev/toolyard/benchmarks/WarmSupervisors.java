@@ -15,6 +15,7 @@ import java.util.List;
  * by a sandbox replaced half-way. The supervisor's command line is
  * {@code toolyard-warm UID GID ... WRITE_ROOT WIPE_DIR...}, on both rungs; the bubblewrap and podman
  * processes around it also name the supervisor and the write root, but not as their {@code argv[0]}.
+ * On gVisor the supervisor is not a host process: its podman client stands for it there.
  */
 final class WarmSupervisors {
     private static final String NAME = "toolyard-warm";
@@ -34,7 +35,7 @@ final class WarmSupervisors {
                 } catch (IOException e) {
                     continue; // gone meanwhile
                 }
-                if (args.length > 1 && (args[0].equals(NAME) || args[0].endsWith("/" + NAME))
+                if (args.length > 1 && (isSupervisor(args[0]) || isGvisorClient(args))
                         && Arrays.asList(args).contains(root)) {
                     pids.add(Long.parseLong(proc.getFileName().toString()));
                 }
@@ -44,6 +45,21 @@ final class WarmSupervisors {
         }
         pids.sort(null);
         return pids;
+    }
+
+    private static boolean isSupervisor(String argv0) {
+        return argv0.equals(NAME) || argv0.endsWith("/" + NAME);
+    }
+
+    /**
+     * Whether {@code args} is the podman client of a warm gVisor container: its supervisor runs inside
+     * gVisor's kernel, invisible in the host's {@code /proc}, so the client that started it (one per
+     * sandbox, alive as long as it is) stands for it. Its command line names runsc and the supervisor.
+     */
+    private static boolean isGvisorClient(String[] args) {
+        List<String> a = Arrays.asList(args);
+        return (args[0].equals("podman") || args[0].endsWith("/podman")) && a.contains("/" + NAME)
+                && a.stream().anyMatch(x -> x.equals("runsc") || x.endsWith("/runsc"));
     }
 
     /**

@@ -110,9 +110,12 @@ class RunCommandNetworkTest {
                 "the " + tier + " rung is not available on this host: " + sandbox.report().describe());
         HostTools.require(sandbox.proxyRouteUnavailable().isEmpty(),
                 "network for commands is unavailable: " + sandbox.proxyRouteUnavailable().orElse(""));
-        if (warm() && tier != IsolationTier.GVISOR) {
-            // gVisor has no warm mode yet (its runs stay cold, docs/isolation.md); the other rungs must be warm.
+        if (warm()) {
             assertThat(sandbox.report().warmMode()).as("warm mode must be on: this test runs as root").startsWith("on, ");
+            if (tier == IsolationTier.GVISOR) {
+                // Warm on gVisor, but calls with network run cold there, and the report says why (docs/isolation.md).
+                assertThat(sandbox.report().warmMode()).contains("runs with network are cold on gvisor");
+            }
         }
         return sandbox;
     }

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Every case of {@link RunCommandNetworkTest} (curl, urllib, pip, git and npm through the proxy; the
  * denied name, IP literal, other port and internal answers refused before any connect; the direct
  * connect that bypasses the proxy; the first connect that never fails) on warm sandboxes: bubblewrap
- * and the container rung run them warm, gVisor (no warm mode yet) cold. And, warm only: that a
+ * and the container rung run them warm; gVisor, warm too, runs calls with network cold, saying why in its
+ * report (runsc reaches a bound unix socket only with host-uds). And, warm only: that a
  * networked call really runs in a warm sandbox, and that each of several calls in sequence has a record
  * naming only its own connections.
  */

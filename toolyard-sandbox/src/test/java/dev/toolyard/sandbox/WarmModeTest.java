@@ -126,7 +126,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void cleanCommandsInOneWorkspaceShareOneSandboxAndEachStillRunsAsTheSandboxUidInTheWriteRoot(IsolationTier tier)
             throws IOException {
         TieredSandbox s = warm(tier);
@@ -147,7 +147,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aDaemonAndAProcessIgnoringSigtermAreGoneBeforeTheNextCommandWhichAFreshSandboxAnswers(IsolationTier tier)
             throws Exception {
         TieredSandbox s = warm(tier);
@@ -164,7 +164,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aForkBombLeavesTheNextCommandItsWholeProcessLimit(IsolationTier tier) throws IOException {
         // On gVisor a fork costs tens of ms of the command's CPU: 10 CPU seconds there, the same process limit.
         TieredSandbox s = warm(tier, Hosts.builder(tier, tier == IsolationTier.GVISOR ? Hosts.FORKING_ON_GVISOR : LIMITS));
@@ -178,7 +178,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void whatACommandWritesOutsideTheWriteRootAndItsSystemVIpcAreGoneForTheNextOne(IsolationTier tier)
             throws IOException {
         if (tier == IsolationTier.GVISOR) {
@@ -228,7 +228,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void posixMessageQueuesAreRefusedBecauseTheyCouldNotBeWiped(IsolationTier tier) throws IOException {
         TieredSandbox s = warm(tier, Hosts.builder(tier, Hosts.ROOMY));
         Path work = workspace("work");
@@ -240,7 +240,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aTimeoutOrAnOutputFloodSpendsTheSandboxAndTheNextCommandRunsInAFreshOne(IsolationTier tier) throws IOException {
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
@@ -255,7 +255,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aSupervisorKilledFromOutsideIsReplacedAndTheCommandIsNeverRunUnisolated(IsolationTier tier) throws Exception {
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
@@ -272,7 +272,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aSupervisorLostAfterItStartedTheCommandRaisesAndTheCommandIsNeverRunTwice(IsolationTier tier) throws Exception {
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
@@ -299,7 +299,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aCommandThatCannotBeFoundOrRunExitsWith127Or126AsEnvWouldAndTheSandboxStaysWarm(IsolationTier tier)
             throws IOException {
         TieredSandbox s = warm(tier);
@@ -315,7 +315,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void differentWorkspacesNeverShareASandbox(IsolationTier tier) throws IOException {
         TieredSandbox s = warm(tier);
         Path a = workspace("a");
@@ -329,7 +329,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aFileTheApplicationWritesBetweenCommandsIsTheNextCommandsToChange(IsolationTier tier) throws IOException {
         TieredSandbox s = warm(tier);
         Path work = workspace("work");
@@ -378,7 +378,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void noProcessOfThePoolOutlivesAJvmKilledWhileOneSandboxIsIdleAndAnotherRunsACommand(IsolationTier tier)
             throws Exception {
         Hosts.require(tier != IsolationTier.CONTAINER || Hosts.root(), "podman needs root here");
@@ -411,7 +411,7 @@ class WarmModeTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void anInterruptedCallerStopsTheCommandAsAColdRunWouldAndTheNextCommandRunsInAFreshSandbox(IsolationTier tier)
             throws Exception {
         TieredSandbox s = warm(tier);

@@ -138,7 +138,7 @@ class WarmSharesNothingTest {
      * sandbox uid's alone (so B cannot plant files in them).
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aRunHoldingDescriptorsOfAWarmSandboxsTmpShmAndProcCannotReachItsNextCommand(IsolationTier tier)
             throws Exception {
         TieredSandbox warm = open(tier, true);
@@ -241,7 +241,7 @@ class WarmSharesNothingTest {
             "print('checked', len(sys.argv) - 1)");
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void everyPlaceOutsideTheWriteRootTheMountTableLetsACommandWriteIsGoneForTheNextCommand(IsolationTier tier)
             throws Exception {
         TieredSandbox s = open(tier, true);
@@ -257,7 +257,7 @@ class WarmSharesNothingTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aPosixMessageQueueCreatedWithOpenDoesNotReachTheNextCommand(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         Path work = workspace("work");
@@ -274,7 +274,7 @@ class WarmSharesNothingTest {
      * must see the new directory, and write into it, never into the renamed one.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aWorkspacePathReusedForAnotherDirectoryIsANewWorkspace(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         Path work = workspace("work");
@@ -313,7 +313,7 @@ class WarmSharesNothingTest {
             "x = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); x.bind('\\0toolyard-abstract'); print('abstract free')");
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void noSocketAndNoBoundPortOfACommandIsLeftInTheNetworkNamespaceOfTheNext(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         Path work = workspace("work");
@@ -324,13 +324,111 @@ class WarmSharesNothingTest {
         assertThat(second.stdout()).as(second.stderr()).contains("sockets 0\n", "bound\n", "abstract free\n");
     }
 
+    /** Binds a TCP listener and a UDP port, then closes both: no packet is sent or received. */
+    private static final String HOLD_PORTS_ONLY = String.join("\n",
+            "import socket",
+            "l = socket.socket(); l.bind(('127.0.0.1', 4721)); l.listen(1)",
+            "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(('127.0.0.1', 4722))",
+            "l.close(); u.close()",
+            "print('held')");
+
+    /** Binds both ports again (free, or this fails), then talks to itself: the side closing first keeps TIME_WAIT. */
+    private static final String BIND_THEN_TALK = String.join("\n",
+            "import socket",
+            "l = socket.socket(); l.bind(('127.0.0.1', 4721)); l.listen(1)",
+            "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(('127.0.0.1', 4722)); u.close()",
+            "print('bound')",
+            "c = socket.socket(); c.connect(('127.0.0.1', 4721))",
+            "a, _ = l.accept(); a.send(b'x'); c.recv(1)",
+            "a.close(); c.close(); l.close()",
+            "print('talked')");
+
+    /** One UDP datagram to a loopback port nobody holds: a packet, and no socket left anywhere. */
+    private static final String ONE_DATAGRAM = String.join("\n",
+            "import socket",
+            "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.sendto(b'x', ('127.0.0.1', 9)); u.close()",
+            "print('sent')");
+
+    /**
+     * A command that sent or received any packet, loopback included, spends its sandbox: a port it used
+     * may still be taken in {@code TIME_WAIT}, which gVisor's {@code /proc/net} does not list, so the
+     * supervisor compares the network namespace's packet counters before and after each command. A
+     * command that only bound ports and closed them moved no counter and left no socket: its sandbox
+     * answers the next command, and the ports are free there.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    void aCommandThatSentAnyPacketSpendsItsSandboxAndOneThatOnlyHeldPortsLeavesThemFree(IsolationTier tier)
+            throws Exception {
+        TieredSandbox s = open(tier, true);
+        Path work = workspace("work");
+        SubprocessResult held = python(s, work, HOLD_PORTS_ONLY, PATH);
+        assertThat(held.stdout()).as(held.stderr()).isEqualTo("held\n");
+        assertThat(s.warmCounts()[3]).as("a command that only held ports spends nothing").isZero();
+
+        SubprocessResult talked = python(s, work, BIND_THEN_TALK, PATH);
+        assertThat(talked.stdout()).as(talked.stderr()).isEqualTo("bound\ntalked\n");
+        assertThat(s.warmCounts()[2]).as("the ports held before were free in the same sandbox").isEqualTo(1);
+        assertThat(s.warmCounts()[3]).as("a command that sent packets spent its sandbox").isEqualTo(1);
+
+        SubprocessResult again = python(s, work, BIND_THEN_TALK, PATH);
+        assertThat(again.stdout()).as(again.stderr()).isEqualTo("bound\ntalked\n");
+        assertThat(s.warmCounts()[2]).as("a fresh sandbox, whose ports are free").isEqualTo(2);
+
+        SubprocessResult datagram = python(s, work, ONE_DATAGRAM, PATH);
+        assertThat(datagram.stdout()).as(datagram.stderr()).isEqualTo("sent\n");
+        assertThat(s.warmCounts()[3]).as("one datagram, which left no socket, spent its sandbox too").isEqualTo(3);
+        assertThat(s.warmRunsServed()).isEqualTo(4);
+    }
+
+    /** The directories a warm supervisor wipes on some rung (ContainerCommand's and BwrapCommand's lists). */
+    private static final List<String> WIPED = List.of("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run");
+
+    /**
+     * Walks from the write root up to {@code /}: each directory above it is either one of the wiped
+     * directories, or one the command can neither write nor create a file in. runsc makes the directories
+     * above the roots' mount points in {@code /tmp} 0777; the wipe keeps them (they hold the mount points),
+     * so the supervisor drops their group and other write at start, and does not start if any stays writable.
+     */
+    private static final String WRITABLE_ABOVE_THE_WRITE_ROOT = String.join("\n",
+            "import os",
+            "wiped = ('" + String.join("', '", WIPED) + "')",
+            "p = os.getcwd()",
+            "n = 0",
+            "while p != '/':",
+            "    p = os.path.dirname(p)",
+            "    if p in wiped: continue",
+            "    n += 1",
+            "    if os.access(p, os.W_OK) or os.stat(p).st_mode & 0o022: print('writable', p, oct(os.stat(p).st_mode))",
+            "    try:",
+            "        os.close(os.open(os.path.join(p, 'toolyard-probe'), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))",
+            "        print('created', p)",
+            "    except OSError: pass",
+            "print('checked', n)");
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    void noDirectoryAboveTheWriteRootIsWritableByTheCommand(IsolationTier tier) throws Exception {
+        TieredSandbox s = open(tier, true);
+        Path work = workspace("work");
+        long above = 0; // the write root's parents, / included, but the wiped ones
+        for (Path p = work.getParent(); p != null; p = p.getParent()) {
+            above += WIPED.contains(p.toString()) ? 0 : 1;
+        }
+
+        SubprocessResult r = python(s, work, WRITABLE_ABOVE_THE_WRITE_ROOT, PATH);
+
+        assertThat(r.stdout()).as(r.stderr()).isEqualTo("checked " + above + "\n");
+        assertThat(s.warmRunsServed()).isEqualTo(1);
+    }
+
     /**
      * A command takes away what the supervisor needs ({@code chmod 000} on the write root): the next
      * command ends as a cold run on the same rung would, never with the launcher's 125 of a broken
      * sandbox, and a sandbox the command changed is not used again.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void aCommandThatTakesTheWriteRootFromItsUidLeavesTheNextCommandAsAColdRunWouldFindIt(IsolationTier tier)
             throws Exception {
         TieredSandbox warm = open(tier, true);
@@ -358,7 +456,7 @@ class WarmSharesNothingTest {
      * no container, and no warm sandbox counted alive.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = IsolationTier.class, names = {"CONTAINER", "BWRAP"})
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
     void closeRightAfterDiscardsLeavesNoProcessNoContainerAndNoSandboxAlive(IsolationTier tier) throws Exception {
         TieredSandbox s = open(tier, true);
         String token = "66" + Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000);

@@ -153,21 +153,12 @@ public final class ContainerRung implements Rung {
         }
     }
 
-    /** Why warm mode is refused on the gVisor rung, as the report and the doctor say it. */
-    public static final String GVISOR_WARM_UNAVAILABLE = "warm mode is refused on gvisor: two of its guarantees do not "
-            + "hold there yet. gVisor's /proc/net lists no connection in TIME_WAIT, so a port a command used stays taken "
-            + "for the next command unseen by the supervisor's check; and runsc makes the directories above the roots' "
-            + "mount points in /tmp world-writable (0777), where the wipe removes nothing; runs are cold";
-
     @Override
     public Optional<String> warmUnavailable() {
-        if (tools.userSpaceKernel()) {
-            // Tried here (runsc 20221219), with the supervisor fixed for gVisor (effective gid for setfsgid,
-            // descriptors closed from /proc/self/fd for close_range, /run wiped, System V IPC refused,
-            // RLIMIT_NPROC one lower): every warm test passed on gVisor but two of WarmSharesNothingTest,
-            // each a real leak between commands, named in the reason above. See docs/isolation.md.
-            return Optional.of(GVISOR_WARM_UNAVAILABLE);
-        }
+        // gVisor runs warm too (issue 26): the supervisor gives the wiped directories to the sandbox gid through its
+        // effective gid (gVisor has no setfsgid), wipes /run (1777 under runsc), refuses System V IPC (gVisor cannot
+        // list it), spends a sandbox whose packet counters moved (gVisor's /proc/net hides TIME_WAIT), and seals the
+        // directories runsc makes 0777 above the roots' mount points in /tmp.
         if (tools.engine() != ContainerCommand.Engine.PODMAN) {
             return Optional.of("warm mode is built and tested for podman only; runs on " + name() + " are cold");
         }

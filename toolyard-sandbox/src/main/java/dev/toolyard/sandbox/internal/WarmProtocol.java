@@ -35,6 +35,12 @@ final class WarmProtocol {
     static final int FLAG_SOCKETS_LEFT = 4;
     /** Exit flag: the command changed the write root's or a wiped directory's owner or mode. */
     static final int FLAG_CHANGED = 8;
+    /**
+     * Exit flag: a packet counter of the network namespace moved while the command ran (it sent or received
+     * a packet, loopback included), so a port it used may still be taken in {@code TIME_WAIT}, which gVisor's
+     * {@code /proc/net} does not list.
+     */
+    static final int FLAG_PACKETS_MOVED = 16;
     /** The largest request the supervisor reads. */
     static final int MAX_REQUEST = 16 << 20;
     /** The largest seccomp program the supervisor reads, in bytes. */
@@ -47,7 +53,7 @@ final class WarmProtocol {
     static final int WIPE_DIR_MODE = 01770;
 
     /** The flags after which a sandbox is not used again. */
-    static final int SPOILED = FLAG_WIPE_INCOMPLETE | FLAG_SOCKETS_LEFT | FLAG_CHANGED;
+    static final int SPOILED = FLAG_WIPE_INCOMPLETE | FLAG_SOCKETS_LEFT | FLAG_CHANGED | FLAG_PACKETS_MOVED;
 
     private WarmProtocol() {}
 

@@ -98,7 +98,8 @@ class WarmProtocolTest {
         assertThat(exit(3, 0, WarmProtocol.FLAG_WIPED).clean()).isTrue();
         assertThat(exit(137, 0, 0).clean()).isFalse();
         assertThat(exit(0, 1, 0).clean()).isFalse();
-        for (int flag : List.of(WarmProtocol.FLAG_WIPE_INCOMPLETE, WarmProtocol.FLAG_SOCKETS_LEFT, WarmProtocol.FLAG_CHANGED)) {
+        for (int flag : List.of(WarmProtocol.FLAG_WIPE_INCOMPLETE, WarmProtocol.FLAG_SOCKETS_LEFT, WarmProtocol.FLAG_CHANGED,
+                WarmProtocol.FLAG_PACKETS_MOVED)) {
             assertThat(exit(0, 0, flag).clean()).as("flag " + flag).isFalse();
         }
         assertThatThrownBy(() -> WarmProtocol.exit(new byte[16], 16)).isInstanceOf(IOException.class);
