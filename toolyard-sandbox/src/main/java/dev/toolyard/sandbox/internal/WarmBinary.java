@@ -60,6 +60,12 @@ public final class WarmBinary {
         return WarmBinary.class.getResource(resource()) != null ? Optional.empty() : Optional.of(whyNot());
     }
 
+    /** @return why this jar carries no {@code toolyard-warm}, for the cold bubblewrap line's report */
+    static String helperMissing() {
+        return "this build of toolyard-sandbox carries no toolyard-warm for " + System.getProperty("os.name") + "/"
+                + System.getProperty("os.arch") + " (it is compiled, with gcc, for the architecture the module was built on)";
+    }
+
     private static String whyNot() {
         return "this build of toolyard-sandbox carries no warm supervisor for " + System.getProperty("os.name") + "/"
                 + System.getProperty("os.arch") + " (it is compiled, with gcc, for the architecture the module was built on); "
