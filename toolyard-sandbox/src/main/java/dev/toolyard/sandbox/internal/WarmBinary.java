@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * The warm supervisor, {@code toolyard-warm}: a static executable built from
  * {@code src/main/c/toolyard-warm.c} when this module is built, for the build host's architecture,
- * and carried in the jar. It needs nothing the rungs do not already need. Stateless.
+ * and carried in the jar. It needs nothing the rungs do not already need. The cold bubblewrap line as root
+ * runs it too, as {@code toolyard-warm --exec-once}, in place of {@code setpriv} and {@code env -i}. Stateless.
  */
 public final class WarmBinary {
     private WarmBinary() {}
