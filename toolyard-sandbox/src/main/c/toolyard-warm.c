@@ -15,6 +15,7 @@
  * namespace: the JVM then discards the sandbox.
  *
  * Usage: toolyard-warm UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...
+ *        toolyard-warm --exec-once UID GID WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]  (cold mode, see exec_once)
  *
  * Protocol, all integers unsigned big-endian (32-bit unless said); every number below is a TY_
  * constant, which WarmProtocol.java mirrors name for name (WarmProtocolTest compares the two):
@@ -1185,7 +1186,65 @@ static void run_one(char **argv, char **envp) {
     frame(TY_TAG_EXIT, x, TY_EXIT_BYTES);
 }
 
+/*
+ * Cold mode, toolyard-warm --exec-once UID GID WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]: the first
+ * program inside a cold bubblewrap run when the JVM is root, in place of
+ * "setpriv --reuid=UID --regid=GID --clear-groups --bounding-set=-all --inh-caps=-all --pdeathsig=KILL --
+ * env -i -C WRITE_ROOT -- NAME=VALUE... COMMAND", so one exec instead of two. The launcher outside has
+ * set the limits, and bubblewrap the seccomp program and no_new_privs, before it, as before setpriv. It
+ * becomes UID and GID as each warm command does (drop_to_sandbox_ids: no group, no capability in any set,
+ * an empty bounding set), sets the parent-death signal KILL again after the uid change cleared it, enters
+ * WRITE_ROOT as that uid, and replaces itself with COMMAND with exactly the NAME=VALUE environment (PATH
+ * from it, as env's execvp). Before the command: a message and status 125, as env's; a command that
+ * cannot be run: 127 when it is missing, 126 otherwise, as env's. Not the warm command loop: no frame,
+ * no fork, nothing of the supervisor's state but uid and gid.
+ */
+static int exec_once(int argc, char **argv) {
+    int sep = -1;
+    for (int i = 3; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            sep = i;
+            break;
+        }
+    }
+    if (argc < 5 || sep < 0 || sep + 1 >= argc) {
+        dprintf(2, "usage: toolyard-warm --exec-once UID GID WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]\n");
+        return 2;
+    }
+    uid = (uid_t) parse_limit(argv[0], "uid");
+    gid = (gid_t) parse_limit(argv[1], "gid");
+    write_root = argv[2];
+    if (uid == 0 || gid == 0 || write_root[0] != '/') {
+        dprintf(2, "toolyard-warm: the command must not run as root, and the write root must be absolute\n");
+        return 2;
+    }
+    for (int i = 3; i < sep; i++) {
+        if (argv[i][0] == '=' || strchr(argv[i], '=') == NULL) {
+            dprintf(2, "toolyard-warm: not NAME=VALUE: %s\n", argv[i]);
+            return 2;
+        }
+    }
+    argv[sep] = NULL; /* ends the environment; argv's own NULL ends the command */
+    char **envp = argv + 3;
+    char **command = argv + sep + 1;
+    drop_to_sandbox_ids();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+        child_fail("setting the parent-death signal");
+    }
+    if (chdir(write_root) != 0) {
+        child_fail(write_root);
+    }
+    environ = envp;
+    execvp(command[0], command);
+    int e = errno;
+    dprintf(2, "toolyard-warm: %s: %s\n", command[0], strerror(e));
+    return e == ENOENT ? 127 : 126;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "--exec-once") == 0) {
+        return exec_once(argc - 2, argv + 2);
+    }
     if (argc < 9) {
         dprintf(2, "usage: toolyard-warm UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...\n");
         return 2;

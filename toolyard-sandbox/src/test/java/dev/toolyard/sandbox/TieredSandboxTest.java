@@ -13,6 +13,7 @@ import dev.toolyard.spi.Text;
 import dev.toolyard.sandbox.internal.SeccompArch;
 import dev.toolyard.sandbox.internal.SeccompFilter;
 import dev.toolyard.sandbox.internal.SyscallProbe;
+import dev.toolyard.sandbox.internal.WarmBinary;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -710,9 +711,16 @@ class TieredSandboxTest {
             assertThat(report.limitEnforcement()).containsOnlyKeys("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
             assertThat(report.limitEnforcement().get("processCount")).startsWith("RLIMIT_NPROC on a uid lent to this run alone");
             assertThat(report.limitsUnenforced()).isEmpty();
-            assertThat(report.canaryCommand()).contains("--seccomp", "/usr/bin/setpriv", "--clear-groups")
+            assertThat(report.canaryCommand()).contains("--seccomp")
                     .doesNotContain("--unshare-user").noneMatch(a -> a.contains("cgexec") || a.contains("prlimit"));
             assertThat(report.describe()).contains("runs as: uids ", "seccomp filter: ToolYard's own", "  processCount   RLIMIT_NPROC");
+            if (WarmBinary.missing().isEmpty()) {
+                assertThat(report.canaryCommand()).contains("/toolyard-warm", "--exec-once").doesNotContain("/usr/bin/setpriv");
+                assertThat(report.describe()).contains("toolyard-warm --exec-once between bubblewrap and the command, one exec");
+            } else {
+                assertThat(report.canaryCommand()).contains("/usr/bin/setpriv", "--clear-groups");
+                assertThat(report.describe()).contains("setpriv and env -i between bubblewrap and the command, two execs");
+            }
         }
 
         @Test

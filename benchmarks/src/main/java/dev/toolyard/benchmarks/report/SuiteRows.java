@@ -100,8 +100,9 @@ final class SuiteRows {
                     + " /proc /dev /tmp, --clearenv)",
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "minimalHardenedBwrap",
                     Metric.SCORE, List.of(new RatioAtMost(1.3, false)), null,
-                    "the launcher (dash), setpriv and env -i are three execs of about 0.5 ms each; the /etc snapshot,"
-                            + " /proc/sys and the workspace three mounts"),
+                    "the launcher (dash) and toolyard-warm --exec-once are two execs of about 0.5 ms each (three, with"
+                            + " setpriv and env -i, in a build without toolyard-warm); the /etc snapshot, /proc/sys, the"
+                            + " workspace and toolyard-warm four mounts"),
             new Row("sandbox.bare_spawn", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs a bare /bin/true (report)",
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "bareTrue", Metric.SCORE, List.of(), null, null),
             new Row("sandbox.bare_true", "bubblewrap's own cost: the library's bwrap argv vs a bare /bin/true (report)",

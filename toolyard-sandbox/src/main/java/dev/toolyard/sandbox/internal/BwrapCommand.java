@@ -11,6 +11,8 @@ import java.util.Set;
 
 /**
  * The command line of a run on the bubblewrap rung:
+ * {@code dash -c <launcher> … bwrap … -- /toolyard-warm --exec-once … -- command} when this process is
+ * root and the jar carries {@code toolyard-warm} ({@link WarmBinary}), else
  * {@code dash -c <launcher> … bwrap … -- [setpriv …] env -i … -- command}. The launcher (see
  * {@link Limits}) applies the limits and opens the seccomp program, then becomes bubblewrap. Every
  * bubblewrap flag is there because a sandbox was seen to escape without it.
@@ -18,10 +20,14 @@ import java.util.Set;
  * <p><b>When this process is root</b>, bubblewrap runs as root without a user namespace, so that it
  * can bind a workspace whose parents only root may enter (a {@code 0700} temporary directory, say),
  * and the command runs as the run's own unprivileged uid and gid: bubblewrap keeps only
- * {@code CAP_SETUID}, {@code CAP_SETGID} and {@code CAP_SETPCAP} for {@code setpriv}, its first
- * program inside, which switches to that uid and gid, clears the supplementary groups, empties the
- * bounding and inheritable capability sets and sets the parent-death signal {@code KILL} again after
- * the uid change cleared it (the command then dies with bubblewrap's init); the command then has no capability at all and no new privileges. {@code /tmp}
+ * {@code CAP_SETUID}, {@code CAP_SETGID} and {@code CAP_SETPCAP} for its first program inside, which
+ * switches to that uid and gid, clears the supplementary groups, empties the bounding and inheritable
+ * capability sets and sets the parent-death signal {@code KILL} again after the uid change cleared it
+ * (the command then dies with bubblewrap's init); the command then has no capability at all and no new
+ * privileges. That program is {@code toolyard-warm --exec-once} (bound read-only at
+ * {@value #WARM_SUPERVISOR}), which then enters the write root and runs the command with exactly the
+ * allowlisted environment: one exec. Without it, {@code setpriv} does the switch and {@code env -i -C}
+ * the rest: two. {@code /tmp}
  * and {@code /dev/shm} are world-writable with the sticky bit, as on a host. Kernel files in
  * {@code /proc} that only root may write need no read-only bind for a uid that is not root; files
  * others may read or write (such as {@code /proc/keys}) are still masked, and {@code /proc/sys} is
@@ -45,19 +51,28 @@ import java.util.Set;
  * so a root under {@code /tmp} is not hidden by it; the write root read-write, {@code nosuid} and
  * {@code nodev} (bubblewrap binds everything so), the read roots read-only, at their own paths;
  * bubblewrap's environment cleared; the seccomp program loaded last before the command; {@code /}
- * remounted read-only; {@code env -i -C <write root>} last, with exactly the allowlisted environment
- * (bubblewrap sets {@code PWD} after any clearing) and the write root as working directory. Stateless.
+ * remounted read-only; {@code env -i -C <write root>} (or {@code toolyard-warm --exec-once}) last,
+ * with exactly the allowlisted environment (bubblewrap sets {@code PWD} after any clearing) and the write
+ * root as working directory. Stateless.
  */
 public final class BwrapCommand {
     private BwrapCommand() {}
 
     /**
      * The programs a bubblewrap run uses, all absolute host paths. {@code setpriv} and {@code env} run
-     * inside, from the bound {@code /usr}; {@code setpriv} only when this process is root.
+     * inside, from the bound {@code /usr}; {@code setpriv} only when this process is root, and neither
+     * when {@code coldHelper} is there.
      *
      * @param shell dash, the launcher's interpreter
+     * @param coldHelper {@code toolyard-warm}, run as {@code --exec-once} in place of {@code setpriv} and
+     *     {@code env} when this process is root; empty for those two
      */
-    public record Tools(Path shell, Path bwrap, Path env, Optional<Path> setpriv) {}
+    public record Tools(Path shell, Path bwrap, Path env, Optional<Path> setpriv, Optional<Path> coldHelper) {
+        /** Tools without the cold helper: {@code setpriv} and {@code env} inside. */
+        public Tools(Path shell, Path bwrap, Path env, Optional<Path> setpriv) {
+            this(shell, bwrap, env, setpriv, Optional.empty());
+        }
+    }
 
     /**
      * What the command is run as and with.
@@ -77,12 +92,20 @@ public final class BwrapCommand {
     public static List<String> argv(Tools tools, HostLayout layout, ResourceLimits limits, BindSet binds,
             Map<String, String> env, List<String> command, Run run, long nproc) {
         boolean root = run.runAs().isPresent();
-        if (root && tools.setpriv().isEmpty()) {
+        boolean oneExec = root && tools.coldHelper().isPresent();
+        if (root && !oneExec && tools.setpriv().isEmpty()) {
             throw new IllegalArgumentException("switching to the sandbox uid needs setpriv");
         }
-        List<String> a = new ArrayList<>(96 + command.size());
+        List<String> a = new ArrayList<>(96 + env.size() + command.size());
         a.addAll(Limits.launcher(tools.shell(), limits, nproc, run.seccompProgram()));
-        sandbox(a, tools, layout, binds, run, root ? ROOT_CAPS : List.of(), Optional.empty());
+        sandbox(a, tools, layout, binds, run, root ? ROOT_CAPS : List.of(), oneExec ? tools.coldHelper() : Optional.empty(),
+                false);
+        if (oneExec) {
+            a.add(WARM_SUPERVISOR);
+            a.addAll(Limits.execOnce(run.runAs().get(), binds.writeRoot(), env));
+            a.addAll(command);
+            return a;
+        }
         if (root) {
             SandboxIds.Pair ids = run.runAs().get();
             a.add(tools.setpriv().get().toString());
@@ -128,15 +151,20 @@ public final class BwrapCommand {
                 "a warm sandbox runs its commands as a sandbox uid, so this process must be root"));
         List<String> a = new ArrayList<>(96);
         a.addAll(Limits.warmLauncher(tools.shell(), run.seccompProgram()));
-        sandbox(a, tools, layout, binds, run, WARM_CAPS, Optional.of(supervisor));
+        sandbox(a, tools, layout, binds, run, WARM_CAPS, Optional.of(supervisor), true);
         a.add(WARM_SUPERVISOR);
         a.addAll(Limits.warmSupervisorArguments(ids, limits, true, limits.processCount(), binds.writeRoot(), WARM_WIPED));
         return a;
     }
 
-    /** Everything from {@code bwrap} to {@code --}: the sandbox itself. */
+    /**
+     * Everything from {@code bwrap} to {@code --}: the sandbox itself.
+     *
+     * @param supervisor {@code toolyard-warm}'s host path, to bind at {@value #WARM_SUPERVISOR}; empty for none
+     * @param supervisorIsInit whether it is the pid namespace's init (a warm sandbox) rather than bubblewrap's own
+     */
     private static void sandbox(List<String> a, Tools tools, HostLayout layout, BindSet binds, Run run, List<String> caps,
-            Optional<Path> supervisor) {
+            Optional<Path> supervisor, boolean supervisorIsInit) {
         boolean root = run.runAs().isPresent();
         a.add(tools.bwrap().toString());
         if (root) {
@@ -160,7 +188,7 @@ public final class BwrapCommand {
         }
         a.add("--die-with-parent");
         a.add("--new-session");
-        if (supervisor.isPresent()) {
+        if (supervisorIsInit) {
             // The supervisor is root like bubblewrap, so bubblewrap's parent-death signal reaches it.
             a.add("--as-pid-1");
         }

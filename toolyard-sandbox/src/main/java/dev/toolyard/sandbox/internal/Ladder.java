@@ -381,11 +381,41 @@ public final class Ladder {
             return Step.notProbed("bwrap", missing);
         }
         Optional<Path> program = host.files().flatMap(SandboxFiles::seccompProgram);
-        BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(dash.get(), bwrap.get(), env.get(), setpriv), layout, limits,
-                host.lent(), host.files().map(SandboxFiles::etcSnapshot), program);
-        String detail = "bwrap at " + bwrap.get() + "; " + runsAs(host) + "; "
+        Optional<Path> coldHelper = Optional.empty();
+        String inside = "";
+        if (host.root()) {
+            ColdHelper helper = coldHelper(host);
+            coldHelper = helper.path();
+            inside = "; " + helper.detail();
+        }
+        BwrapRung rung = new BwrapRung(new BwrapCommand.Tools(dash.get(), bwrap.get(), env.get(), setpriv, coldHelper), layout,
+                limits, host.lent(), host.files().map(SandboxFiles::etcSnapshot), program);
+        String detail = "bwrap at " + bwrap.get() + "; " + runsAs(host) + inside + "; "
                 + (program.isPresent() ? "ToolYard's seccomp filter" : "no seccomp filter");
         return canary(rung, mode.bwrapTimeout(), mode, detail);
+    }
+
+    /** {@code toolyard-warm} for the cold bubblewrap line, and what the report says of the line's inside. */
+    private record ColdHelper(Optional<Path> path, String detail) {}
+
+    /**
+     * Writes {@code toolyard-warm} into the sandbox's private files, for {@code --exec-once} in place of
+     * {@code setpriv} and {@code env -i}; without it (a build without gcc, no private files) the rung
+     * runs those two, which keep every guarantee at one exec more.
+     */
+    private static ColdHelper coldHelper(Host host) {
+        String fallback = "setpriv and env -i between bubblewrap and the command, two execs";
+        if (host.files().isEmpty()) {
+            return new ColdHelper(Optional.empty(), fallback + " (the sandbox's private files could not be written)");
+        }
+        try {
+            WarmBinary.Result bin = WarmBinary.install(host.files().get().directory());
+            return bin.path().isPresent()
+                    ? new ColdHelper(bin.path(), "toolyard-warm --exec-once between bubblewrap and the command, one exec")
+                    : new ColdHelper(Optional.empty(), fallback + " (" + WarmBinary.helperMissing() + ")");
+        } catch (IOException e) {
+            return new ColdHelper(Optional.empty(), fallback + " (toolyard-warm could not be written: " + e + ")");
+        }
     }
 
     private static String runsAs(Host host) {

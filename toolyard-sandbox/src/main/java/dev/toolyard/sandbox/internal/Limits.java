@@ -21,7 +21,8 @@ import java.util.TreeMap;
  *   <li>Container rung: {@code prlimit} inside the container.</li>
  *   <li>Both: {@code env -i} with exactly the allowlisted environment, last before the command
  *       (bubblewrap sets {@code PWD} after any clearing it offers, and engines add variables of their
- *       own).</li>
+ *       own); on the bubblewrap rung run as root, {@code toolyard-warm --exec-once} in its place when the
+ *       jar carries it ({@link #execOnce}).</li>
  * </ul>
  *
  * Stateless.
@@ -151,6 +152,27 @@ final class Limits {
         for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
             a.add(e.getKey() + "=" + e.getValue());
         }
+        return a;
+    }
+
+    /**
+     * The arguments of {@code toolyard-warm --exec-once}, the cold run's one program between bubblewrap
+     * and the command when this process is root: the uid and gid to switch to, the working directory it
+     * enters as them, and exactly the environment, as {@code setpriv} and {@link #environment} give them.
+     *
+     * @param env the command's whole environment; names are POSIX names, so none is {@code --}
+     * @return {@code --exec-once UID GID WRITE_ROOT NAME=VALUE... --}, in name order, ready for the command
+     */
+    static List<String> execOnce(SandboxIds.Pair ids, Path writeRoot, Map<String, String> env) {
+        List<String> a = new ArrayList<>(5 + env.size());
+        a.add("--exec-once");
+        a.add(Integer.toUnsignedString(ids.uid()));
+        a.add(Integer.toUnsignedString(ids.gid()));
+        a.add(writeRoot.toString());
+        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+            a.add(e.getKey() + "=" + e.getValue());
+        }
+        a.add("--");
         return a;
     }
 

@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * The warm supervisor, {@code toolyard-warm}: a static executable built from
  * {@code src/main/c/toolyard-warm.c} when this module is built, for the build host's architecture,
- * and carried in the jar. It needs nothing the rungs do not already need. Stateless.
+ * and carried in the jar. It needs nothing the rungs do not already need. The cold bubblewrap line as root
+ * runs it too, as {@code toolyard-warm --exec-once}, in place of {@code setpriv} and {@code env -i}. Stateless.
  */
 public final class WarmBinary {
     private WarmBinary() {}
@@ -58,6 +59,12 @@ public final class WarmBinary {
     /** @return why this jar carries no supervisor for this platform; empty when it carries one */
     public static Optional<String> missing() {
         return WarmBinary.class.getResource(resource()) != null ? Optional.empty() : Optional.of(whyNot());
+    }
+
+    /** @return why this jar carries no {@code toolyard-warm}, for the cold bubblewrap line's report */
+    static String helperMissing() {
+        return "this build of toolyard-sandbox carries no toolyard-warm for " + System.getProperty("os.name") + "/"
+                + System.getProperty("os.arch") + " (it is compiled, with gcc, for the architecture the module was built on)";
     }
 
     private static String whyNot() {

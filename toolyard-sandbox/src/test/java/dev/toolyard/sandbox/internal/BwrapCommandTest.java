@@ -56,6 +56,45 @@ class BwrapCommandTest {
     }
 
     @Test
+    void withTheColdHelperAsRootOneExecOfToolyardWarmReplacesSetprivAndEnvOnTheSameSandbox() {
+        BwrapCommand.Tools helper = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
+                Path.of("/usr/bin/env"), Optional.of(Path.of("/usr/bin/setpriv")), Optional.of(Path.of("/run/ty/toolyard-warm")));
+        List<String> a = BwrapCommand.argv(helper, DEBIAN, ResourceLimits.defaults(), BINDS, Map.of("B", "2", "A", "1"), COMMAND,
+                AS_ROOT, 65);
+        List<String> b = bwrap(a);
+        List<String> old = argv(AS_ROOT);
+        int separator = a.indexOf("--");
+
+        assertThat(a.subList(0, 11)).as("the same launcher: limits and the seccomp descriptor").isEqualTo(old.subList(0, 11));
+        assertThat(indexOf(b, "--ro-bind", "/run/ty/toolyard-warm", BwrapCommand.WARM_SUPERVISOR)).isPositive();
+        assertThat(b).as("bubblewrap's own init still, as with setpriv").doesNotContain("--as-pid-1");
+        assertThat(indexOf(b, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"))
+                .isPositive();
+        assertThat(withoutHelperBind(b)).as("the sandbox of the setpriv line, with the helper bound in it")
+                .isEqualTo(bwrap(old));
+        assertThat(a.subList(separator + 1, a.size())).containsExactly(BwrapCommand.WARM_SUPERVISOR, "--exec-once",
+                "2147450881", "2147450882", "/tmp/ws", "A=1", "B=2", "--", "/bin/sh", "-c", "echo hi");
+        assertThat(a).doesNotContain("/usr/bin/setpriv", "/usr/bin/env", "-i");
+    }
+
+    /** {@code b} with its {@code --ro-bind HELPER /toolyard-warm} taken out. */
+    private static List<String> withoutHelperBind(List<String> b) {
+        int at = b.indexOf(BwrapCommand.WARM_SUPERVISOR) - 2;
+        List<String> rest = new java.util.ArrayList<>(b);
+        rest.subList(at, at + 3).clear();
+        return rest;
+    }
+
+    @Test
+    void notAsRootTheColdHelperIsNotUsedAndTheUidIsKept() {
+        BwrapCommand.Tools helper = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
+                Path.of("/usr/bin/env"), Optional.empty(), Optional.of(Path.of("/run/ty/toolyard-warm")));
+
+        assertThat(BwrapCommand.argv(helper, DEBIAN, ResourceLimits.defaults(), BINDS, Map.of("B", "2", "A", "1"), COMMAND,
+                NOT_ROOT, 65)).isEqualTo(argv(NOT_ROOT));
+    }
+
+    @Test
     void notAsRootBubblewrapRunsInAUserNamespaceOfItsOwnWithUserNamespacesDisabledAndTheUidIsKept() {
         List<String> a = argv(NOT_ROOT);
         int separator = a.indexOf("--");

@@ -38,6 +38,12 @@ class LimitsTest {
     }
 
     @Test
+    void execOnceNamesTheUidGidAndWriteRootThenTheWholeEnvironmentInNameOrderAndEndsWithItsSeparator() {
+        assertThat(Limits.execOnce(new SandboxIds.Pair(-2, 7), Path.of("/ws"), Map.of("PATH", "/bin", "A", "x=y")))
+                .containsExactly("--exec-once", "4294967294", "7", "/ws", "A=x=y", "PATH=/bin", "--");
+    }
+
+    @Test
     void insideEnvReplacesTheEnvironmentInNameOrderBeforePrlimit() {
         assertThat(Limits.inside(Path.of("/usr/bin/env"), Path.of("/usr/bin/prlimit"), Map.of("Z", "1", "A", "x=y"),
                 ResourceLimits.defaults(), 65))
