@@ -4,6 +4,7 @@ import dev.toolyard.spi.ToolCallStart;
 import dev.toolyard.spi.ToolCallReader;
 import dev.toolyard.spi.ToolCallStore;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,7 +13,10 @@ import java.util.function.Predicate;
 
 /**
  * A store that keeps records in memory, for tests and demos: nothing survives the process.
- * Thread-safe and lock-free. Records are kept in the order calls were first written.
+ * Thread-safe and lock-free. Records are kept in the order calls were first written: by when each was
+ * written ({@link System#nanoTime()}, which is monotonic across the JVM's threads), so a call written
+ * after another was, on any thread, comes after it; two calls written by two threads in the same
+ * nanosecond, which no order between them can have caused, come in an unspecified order.
  */
 public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReader {
     /**
@@ -22,7 +26,16 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
      */
     private static final int STRIPES = 16;
 
-    private final ConcurrentLinkedQueue<Entry> entries = new ConcurrentLinkedQueue<>();
+    /**
+     * Lanes of the list of entries, by the writing thread. One queue shared by every caller is one tail
+     * that every mark and every append compares and swaps; a lane per thread (but for one time in
+     * {@value}) keeps two threads' writes off each other's cache lines. The order is each entry's
+     * {@link Entry#written}, merged when the records are read.
+     */
+    private static final int LANES = 16;
+
+    @SuppressWarnings("unchecked")
+    private final ConcurrentLinkedQueue<Entry>[] entries = new ConcurrentLinkedQueue[LANES];
     @SuppressWarnings("unchecked")
     private final ConcurrentHashMap<String, Entry>[] open = new ConcurrentHashMap[STRIPES];
 
@@ -31,6 +44,16 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
         for (int i = 0; i < STRIPES; i++) {
             open[i] = new ConcurrentHashMap<>();
         }
+        for (int i = 0; i < LANES; i++) {
+            entries[i] = new ConcurrentLinkedQueue<>();
+        }
+    }
+
+    /** @return the calling thread's lane of the entries */
+    @SuppressWarnings("deprecation") // Thread.threadId() is Java 19; getId() is the same number
+    private ConcurrentLinkedQueue<Entry> lane() {
+        long id = Thread.currentThread().getId();
+        return entries[(int) (id ^ (id >>> 16)) & (LANES - 1)];
     }
 
     /** @return the stripe of the open-call table that holds this call, if open */
@@ -42,6 +65,8 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
     /** A call as first written; a started call gets its record when it completes. */
     private static final class Entry {
         final ToolCallStart start;
+        /** When the entry was written, the order of {@link #records()}. */
+        final long written = System.nanoTime();
         volatile ToolCallRecord record;
 
         Entry(ToolCallStart start, ToolCallRecord record) {
@@ -62,7 +87,7 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
         if (open(start.callId()).putIfAbsent(start.callId(), e) != null) {
             throw new IllegalStateException("call " + start.callId() + " was already marked as started");
         }
-        entries.add(e);
+        lane().add(e);
     }
 
     @Override
@@ -77,7 +102,7 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
 
     @Override
     public void append(ToolCallRecord record) {
-        entries.add(new Entry(null, Objects.requireNonNull(record, "record")));
+        lane().add(new Entry(null, Objects.requireNonNull(record, "record")));
     }
 
     /** @return every call in order, started-but-unfinished ones as INTERRUPTED; unmodifiable; never {@code null} */
@@ -87,7 +112,9 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
 
     /** Forgets every record, for long-running demos and benchmarks. Calls still running are kept. */
     public void clear() {
-        entries.removeIf(e -> e.record != null || !open(e.start.callId()).containsKey(e.start.callId()));
+        for (ConcurrentLinkedQueue<Entry> lane : entries) {
+            lane.removeIf(e -> e.record != null || !open(e.start.callId()).containsKey(e.start.callId()));
+        }
     }
 
     @Override
@@ -114,7 +141,12 @@ public final class InMemoryToolCallStore implements ToolCallStore, ToolCallReade
 
     private List<ToolCallRecord> select(Predicate<ToolCallRecord> filter) {
         List<ToolCallRecord> out = new ArrayList<>();
-        for (Entry e : entries) {
+        List<Entry> all = new ArrayList<>();
+        for (ConcurrentLinkedQueue<Entry> lane : entries) {
+            all.addAll(lane);
+        }
+        all.sort(Comparator.comparingLong(e -> e.written)); // stable: one thread's entries keep their order
+        for (Entry e : all) {
             ToolCallRecord r = e.read();
             if (filter.test(r)) {
                 out.add(r);

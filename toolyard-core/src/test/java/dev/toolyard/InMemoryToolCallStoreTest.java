@@ -79,4 +79,33 @@ class InMemoryToolCallStoreTest {
         assertThatThrownBy(() -> store.complete(record(ids.get(0), "inv", "t", ToolStatus.OK, null)))
                 .isInstanceOf(IllegalStateException.class);
     }
+
+    /**
+     * Entries are kept in lanes by the writing thread: calls written one after another on many threads,
+     * each thread waiting for the one before, read back in the order they were written, and each
+     * thread's own calls in its order.
+     */
+    @Test
+    void callsWrittenOneAfterAnotherOnManyThreadsReadBackInTheOrderTheyWereWritten() throws Exception {
+        List<String> written = new ArrayList<>();
+        for (int t = 0; t < 40; t++) { // more threads than lanes, so some share one
+            int thread = t;
+            Thread writer = new Thread(() -> {
+                for (int i = 0; i < 5; i++) {
+                    String id = thread + "-" + i;
+                    if (i % 2 == 0) {
+                        store.markStarted(start(id, "inv", "t"));
+                    } else {
+                        store.append(record(id, "inv", "t", ToolStatus.REFUSED, Reason.UNKNOWN_TOOL));
+                    }
+                    written.add(id); // joined below before the list is read
+                }
+            });
+            writer.start();
+            writer.join();
+        }
+        assertThat(store.records()).extracting(ToolCallRecord::callId).containsExactlyElementsOf(written);
+        assertThat(store.recent(3)).extracting(ToolCallRecord::callId).containsExactly("39-2", "39-3", "39-4");
+        assertThat(store.byToolAndStatus("t", ToolStatus.INTERRUPTED)).hasSize(40 * 3);
+    }
 }
