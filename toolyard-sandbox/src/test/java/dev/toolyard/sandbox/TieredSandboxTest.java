@@ -473,12 +473,18 @@ class TieredSandboxTest {
                     + "n=0; while [ $n -lt 100 ]; do sleep 5 & n=$((n+1)); echo $n > count; done");
 
             assertThat(r.stdout().lines().toList().get(0)).isNotEqualTo("0");
-            assertThat(r.stdout().lines().toList().get(1)).isEqualTo("nproc " + LIMITS.processCount() + " " + LIMITS.processCount());
+            long rlimit = nprocRlimit(tier);
+            assertThat(r.stdout().lines().toList().get(1)).isEqualTo("nproc " + rlimit + " " + rlimit);
             if (tier != IsolationTier.GVISOR) {
                 assertThat(r.stdout()).containsPattern("Max processes +" + LIMITS.processCount() + " +" + LIMITS.processCount() + " ");
             }
             assertThat(Integer.parseInt(Files.readString(work.resolve("count")).strip()))
                     .as("the fork loop stops at the limit, the shell itself being one").isEqualTo(LIMITS.processCount() - 1);
+        }
+
+        /** @return the {@code RLIMIT_NPROC} a command on {@code tier} reads: the process count, on every cold rung */
+        long nprocRlimit(IsolationTier tier) {
+            return LIMITS.processCount();
         }
 
         @ParameterizedTest(name = "{0}")
@@ -619,6 +625,16 @@ class TieredSandboxTest {
         @Override
         TieredSandbox forking(IsolationTier tier) {
             return tier == IsolationTier.GVISOR ? Hosts.forkingWarmOnGvisor() : on(tier);
+        }
+
+        /**
+         * One lower on warm gVisor, by design (ContainerCommand.warmProcessLimit): gVisor never counts the
+         * command's first process, which the root supervisor forks before it becomes the sandbox uid, so the
+         * fork loop still stops at the same process count as everywhere else (asserted by the test).
+         */
+        @Override
+        long nprocRlimit(IsolationTier tier) {
+            return tier == IsolationTier.GVISOR ? LIMITS.processCount() - 1 : LIMITS.processCount();
         }
 
         @Test
