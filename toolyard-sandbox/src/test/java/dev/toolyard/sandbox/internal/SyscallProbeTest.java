@@ -45,6 +45,19 @@ class SyscallProbeTest {
     }
 
     @Test
+    void onGvisorEachForeignCallMustFailOrBeKilledWhateverTheHostDoes() {
+        for (Map<String, String> host : java.util.List.of(ABI_WORKS, NO_ABI)) {
+            assertThat(SyscallProbe.foreignAbiViolationsOnGvisor(host,
+                    Map.of("abi/i386-getpid", "ret=-9", "abi/x32-getpid", "ret=-38"))).isEmpty();
+            assertThat(SyscallProbe.foreignAbiViolationsOnGvisor(host,
+                    Map.of("abi/i386-getpid", "signal=31", "abi/x32-getpid", "signal=31"))).isEmpty();
+            assertThat(SyscallProbe.foreignAbiViolationsOnGvisor(host,
+                    Map.of("abi/i386-getpid", "ret=7", "abi/x32-getpid", "ret=0"))).hasSize(2);
+            assertThat(SyscallProbe.foreignAbiViolationsOnGvisor(host, Map.of())).as("a missing answer").hasSize(2);
+        }
+    }
+
+    @Test
     void aPidIsASuccessAndANegativeErrnoIsNot() {
         assertThat(SyscallProbe.succeeded("ret=1")).isTrue();
         assertThat(SyscallProbe.succeeded("ret=0")).isTrue();
