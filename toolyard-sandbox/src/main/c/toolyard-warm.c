@@ -53,6 +53,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -210,24 +211,43 @@ static void set_limit(int resource, rlim_t value, const char *name) {
     }
 }
 
-/* Becomes the command's uid and gid with nothing of root left: the same end state as setpriv's
- * --reuid --regid --clear-groups --bounding-set=-all --inh-caps=-all in a cold run. */
-static void drop_to_sandbox_ids(void) {
+/* Empties this process's capability bounding set: 0 on success. Capabilities are numbered without gaps, so
+ * the first EINVAL is past the kernel's last one. The supervisor does it once at start (it never executes
+ * anything itself, and what it forks inherits the empty set), so a warm command's child does not pay for 41
+ * or more system calls, about 100 us each under gVisor; a cold --exec-once run does it itself. */
+static int drop_bounding_set(void) {
     for (int cap = 0; cap <= 63; cap++) {
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-            child_fail("dropping the bounding set");
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+            if (errno == EINVAL && cap > CAP_SETPCAP) {
+                return 0;
+            }
+            return -1;
         }
+    }
+    return 0;
+}
+
+/* Whether the bounding set was emptied at start: set by main before the first command, read by its children. */
+static int bounding_set_empty;
+
+/* Becomes the command's uid and gid with nothing of root left: the same end state as setpriv's
+ * --reuid --regid --clear-groups --bounding-set=-all --inh-caps=-all in a cold run. The id changes are raw
+ * system calls: a warm command's child shares the supervisor's memory until its exec (run_one), and glibc's
+ * wrappers of them are written for a whole process, not for such a child. */
+static void drop_to_sandbox_ids(void) {
+    if (!bounding_set_empty && drop_bounding_set() != 0) {
+        child_fail("dropping the bounding set");
     }
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
         child_fail("clearing the ambient capabilities");
     }
-    if (setgroups(0, NULL) != 0) {
+    if (syscall(SYS_setgroups, 0, NULL) != 0) {
         child_fail("clearing the supplementary groups");
     }
-    if (setresgid(gid, gid, gid) != 0) {
+    if (syscall(SYS_setresgid, gid, gid, gid) != 0) {
         child_fail("setting the gid");
     }
-    if (setresuid(uid, uid, uid) != 0) {
+    if (syscall(SYS_setresuid, uid, uid, uid) != 0) {
         child_fail("setting the uid");
     }
     struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -236,7 +256,7 @@ static void drop_to_sandbox_ids(void) {
     if (syscall(SYS_capset, &head, data) != 0) {
         child_fail("clearing the capabilities");
     }
-    if (setuid(0) == 0 || getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid) {
+    if (syscall(SYS_setuid, 0) == 0 || getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid) {
         errno = EPERM;
         child_fail("the uid change did not hold");
     }
@@ -245,15 +265,17 @@ static void drop_to_sandbox_ids(void) {
     }
 }
 
+/* The handlers first, then the mask: a warm command's child starts with every signal blocked (run_one), and
+ * none may reach the supervisor's handler in it. */
 static void reset_signals(void) {
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
 }
 
-/* Closes every descriptor from first up. close_range where the kernel has it; gVisor's does not (ENOSYS), and
+/* Closes every descriptor from first up. close_range where the kernel has it; gVisor's refuses it, and
  * there each system call costs about 100 us, so the descriptors open are read from /proc/self/fd rather than
  * 65,536 closed one by one (6 s a command). Without /proc, every descriptor below the open-files limit. */
 static void close_from(int first) {
@@ -295,6 +317,12 @@ static void close_from(int first) {
     }
 }
 
+/* A warm command's child, from clone in run_one: it shares the supervisor's memory until its exec (the
+ * supervisor waits meanwhile), so it writes no variable of the supervisor's but environ, which run_one puts
+ * back. Its descriptor table is its own copy: every descriptor the supervisor holds from 3 up is close-on-exec
+ * (main closed what it inherited, and each of its own is opened so), so the exec closes them; close_range
+ * closes them before, where the kernel has it. gVisor's refuses, and there the exec alone does it: no walk of
+ * /proc/self/fd, at about 100 us a system call. */
 static void run_child(char **argv, char **envp, int out_w, int err_w) {
     reset_signals();
     if (setsid() < 0) {
@@ -304,7 +332,7 @@ static void run_child(char **argv, char **envp, int out_w, int err_w) {
     if (null < 0 || dup2(null, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) {
         child_fail("setting up the standard streams");
     }
-    close_from(3);
+    (void) syscall(SYS_close_range, 3, ~0u, 0); /* where it fails (gVisor: ENOSYS, or EINVAL), the exec closes them */
     set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
     set_limit(RLIMIT_CPU, cpu_seconds, "RLIMIT_CPU");
     set_limit(RLIMIT_AS, as_bytes, "RLIMIT_AS");
@@ -318,12 +346,29 @@ static void run_child(char **argv, char **envp, int out_w, int err_w) {
     if (chdir(write_root) != 0) {
         child_fail(write_root);
     }
-    environ = envp;
+    environ = envp; /* execvp searches the request's PATH; run_one restores the supervisor's environ */
     execvp(argv[0], argv);
     int e = errno;
     dprintf(2, "toolyard-warm: %s: %s\n", argv[0], strerror(e));
     _exit(e == ENOENT ? 127 : 126);
 }
+
+struct child_start {
+    char **argv;
+    char **envp;
+    int out_r, err_r, out_w, err_w;
+};
+
+static int child_main(void *arg) {
+    struct child_start *c = arg;
+    close(c->out_r);
+    close(c->err_r);
+    run_child(c->argv, c->envp, c->out_w, c->err_w);
+    return TY_CHILD_FAILED; /* run_child does not return */
+}
+
+/* The stack of a warm command's child until its exec; one child at a time. */
+static char child_stack[256 * 1024] __attribute__((aligned(16)));
 
 /* What each wipe directory held before the first command: the mount points of the roots and the
  * directories above them, root's, which the wipe leaves alone. */
@@ -675,13 +720,88 @@ static int same_root(const struct stat *before) {
 
 /* Whether any socket exists in the network namespace: a command's socket (a listener, a bound port, a
  * connection in TIME_WAIT) outlives it only if it left one, or passed one out of the sandbox. */
+/* The value after " name " on the line of sockstat text starting with label ("TCP:"), or -1 when there is none. */
+static long sockstat_value(const char *text, const char *label, const char *name) {
+    size_t label_len = strlen(label), name_len = strlen(name);
+    for (const char *line = text; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t len = end == NULL ? strlen(line) : (size_t) (end - line);
+        if (len > label_len && strncmp(line, label, label_len) == 0) {
+            for (const char *at = line + label_len; at + name_len + 2 <= line + len; at++) {
+                if (at[0] == ' ' && strncmp(at + 1, name, name_len) == 0 && at[1 + name_len] == ' ') {
+                    char *after;
+                    long v = strtol(at + 2 + name_len, &after, 10);
+                    return after == at + 2 + name_len || v < 0 ? -1 : v;
+                }
+            }
+            return -1;
+        }
+        line = end == NULL ? line + len : end + 1;
+    }
+    return -1;
+}
+
+/* Reads a whole small file into buf as text: 1, or 0 when it cannot be read whole. */
+static int read_small(const char *path, char *buf, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return 0;
+    }
+    size_t at = 0;
+    ssize_t n = -1;
+    while (at + 1 < size && (n = read(fd, buf + at, size - 1 - at)) > 0) {
+        at += (size_t) n;
+    }
+    close(fd);
+    buf[at] = '\0';
+    return n == 0 && at + 1 < size;
+}
+
+/* Which socket tables this /proc has, read at start: the mount does not change while the supervisor lives,
+ * and under gVisor, where half of them are missing, each failed open is a system call of about 100 us. */
+static const char *socket_tables[] = {"/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6",
+        "/proc/net/udplite", "/proc/net/udplite6", "/proc/net/raw", "/proc/net/raw6", "/proc/net/unix",
+        "/proc/net/packet", "/proc/net/icmp", "/proc/net/icmp6"};
+#define SOCKET_TABLES (sizeof socket_tables / sizeof socket_tables[0])
+static int socket_table_present[SOCKET_TABLES];
+static int sockstat_present;
+
+static void find_socket_tables(void) {
+    for (size_t t = 0; t < SOCKET_TABLES; t++) {
+        socket_table_present[t] = access(socket_tables[t], F_OK) == 0 || errno != ENOENT;
+    }
+    sockstat_present = access("/proc/net/sockstat", F_OK) == 0;
+}
+
+/* Whether Linux's per-namespace socket counts say that the namespace holds no TCP socket of any state:
+ * TCP "inuse" counts every hashed TCP socket (listening, connected, closing, orphaned), "tw" those in
+ * TIME_WAIT (IPv4 and IPv6 together), TCP6 "inuse" the IPv6 ones. /proc/net/tcp and tcp6 walk the host's
+ * whole established hash table on each read, whatever the namespace holds (262,144 buckets on a 24 GiB
+ * machine: 13 ms a command for the two files, the most of a warm command's cost there), so they are read
+ * only when a count is not 0 or cannot be read. gVisor has no sockstat: there both are always read. */
+static int no_tcp_socket_counted(void) {
+    if (!sockstat_present) {
+        return 0;
+    }
+    char text[2048];
+    if (!read_small("/proc/net/sockstat", text, sizeof text) || sockstat_value(text, "TCP:", "inuse") != 0
+            || sockstat_value(text, "TCP:", "tw") != 0) {
+        return 0;
+    }
+    if (!socket_table_present[1]) {
+        return 1; /* no IPv6 here: no tcp6 table to read */
+    }
+    return read_small("/proc/net/sockstat6", text, sizeof text) && sockstat_value(text, "TCP6:", "inuse") == 0;
+}
+
 static int sockets_present(void) {
-    static const char *tables[] = {"/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6",
-            "/proc/net/udplite", "/proc/net/udplite6", "/proc/net/raw", "/proc/net/raw6", "/proc/net/unix",
-            "/proc/net/packet", "/proc/net/icmp", "/proc/net/icmp6"};
     char buf[512];
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-        int fd = open(tables[t], O_RDONLY | O_CLOEXEC);
+    int skip_tcp = no_tcp_socket_counted();
+    for (size_t t = 0; t < SOCKET_TABLES; t++) {
+        if (!socket_table_present[t] || (skip_tcp && t < 2)) {
+            continue;
+        }
+        int fd = open(socket_tables[t], O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT) {
                 continue;
@@ -1074,14 +1194,22 @@ static void run_one(char **argv, char **envp) {
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
         die("pipe2");
     }
-    pid_t child = fork();
+    /* clone, as posix_spawn does, not fork: the child borrows this address space until its exec instead of
+     * copying it, which under gVisor is a new address space and every page table entry of this one. The
+     * supervisor is suspended until the exec (CLONE_VFORK), with every signal blocked around the clone so that
+     * no handler of its runs in the child. */
+    struct child_start start = {argv, envp, out[0], err[0], out[1], err[1]};
+    sigset_t all, before;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &before);
+    char **supervisor_environ = environ;
+    pid_t child = clone(child_main, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+    int clone_errno = errno;
+    environ = supervisor_environ;
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (child < 0) {
-        die("fork");
-    }
-    if (child == 0) {
-        close(out[0]);
-        close(err[0]);
-        run_child(argv, envp, out[1], err[1]);
+        errno = clone_errno;
+        die("clone");
     }
     close(out[1]);
     close(err[1]);
@@ -1268,6 +1396,14 @@ int main(int argc, char **argv) {
                 (int) getpid(), (int) geteuid());
         return 2;
     }
+    /* Nothing it inherited from 3 up is the supervisor's, and what it opens is close-on-exec: so every
+     * descriptor of it from 3 up is, as run_child relies on. */
+    close_from(3);
+    /* Its children inherit an empty bounding set; it never executes anything itself. */
+    if (drop_bounding_set() != 0 || prctl(PR_CAPBSET_READ, CAP_SETUID, 0, 0, 0) != 0) {
+        die("emptying the capability bounding set");
+    }
+    bounding_set_empty = 1;
     int p[2];
     if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
         die("pipe2");
@@ -1301,6 +1437,7 @@ int main(int argc, char **argv) {
         extra_filter.len = (unsigned short) (flen / 8);
         extra_filter.filter = prog;
     }
+    find_socket_tables();
     record_baseline();
     own_wipe_dirs();
     check_writable_places();
