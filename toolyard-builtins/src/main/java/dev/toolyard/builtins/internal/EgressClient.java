@@ -45,12 +45,12 @@ public final class EgressClient {
 
     private final FetchTargetCheck check;
     private final FetchLimits limits;
-    private final OkHttpClient client;
+    private final PinnedClients clients;
 
     private EgressClient(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory) {
         this.check = new FetchTargetCheck(allowlist, resolver);
         this.limits = limits;
-        this.client = HttpFetch.client(limits, socketFactory, null);
+        this.clients = new PinnedClients(HttpFetch.client(limits, socketFactory, null));
     }
 
     /**
@@ -100,10 +100,7 @@ public final class EgressClient {
             long deadlineNanos) throws FetchProblem {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
         FetchTargetCheck.Target target = check.check(url, resolved);
-        OkHttpClient pinned = client.newBuilder()
-                .dns(new PinnedDns(target.url().host(), target.addresses()))
-                .addNetworkInterceptor(new CheckedAddressGuard(target.addresses()))
-                .build();
+        OkHttpClient pinned = clients.pinnedTo(target.url().host(), target.addresses());
         Request.Builder request = new Request.Builder().url(target.url());
         for (Map.Entry<String, String> h : new LinkedHashMap<>(headers).entrySet()) {
             try {

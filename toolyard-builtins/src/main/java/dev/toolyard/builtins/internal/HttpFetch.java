@@ -83,13 +83,13 @@ public final class HttpFetch implements ToolHandler {
 
     private final FetchTargetCheck check;
     private final FetchLimits limits;
-    private final OkHttpClient client;
+    private final PinnedClients clients;
 
     private HttpFetch(HostAllowlist allowlist, Resolver resolver, FetchLimits limits, SocketFactory socketFactory,
             TestTrust testTrust) {
         this.check = new FetchTargetCheck(allowlist, resolver);
         this.limits = limits;
-        this.client = client(limits, socketFactory, testTrust);
+        this.clients = new PinnedClients(client(limits, socketFactory, testTrust));
     }
 
     /**
@@ -174,10 +174,7 @@ public final class HttpFetch implements ToolHandler {
         Map<String, List<InetAddress>> resolved = new HashMap<>();
         FetchTargetCheck.Target target = check.check(raw, resolved);
         boolean fragmentDropped = raw.indexOf('#') >= 0;
-        OkHttpClient pinned = client.newBuilder()
-                .dns(new PinnedDns(target.url().host(), target.addresses()))
-                .addNetworkInterceptor(new CheckedAddressGuard(target.addresses()))
-                .build();
+        OkHttpClient pinned = clients.pinnedTo(target.url().host(), target.addresses());
         Set<HttpUrl> visited = new HashSet<>();
         visited.add(target.url());
         HttpUrl url = target.url();
