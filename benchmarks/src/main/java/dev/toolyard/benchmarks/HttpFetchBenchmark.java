@@ -74,10 +74,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * and decodes the body with {@code ResponseBody.string()} (the charset of the {@code Content-Type}, as
  * the tool does).
  *
- * <p><b>Connections are reused on both sides.</b> The tool builds a client per fetch from its own with
- * {@code newBuilder()}, which shares the connection pool, and its per-fetch {@code PinnedDns} is a
- * record: two fetches of the same host with the same checked answers have equal OkHttp
- * {@code Address}es, so the second takes the first's pooled connection. The set-up proves it for both
+ * <p><b>Connections are reused on both sides.</b> The tool keeps one client per host and checked answers
+ * (built from its own with {@code newBuilder()}, which shares the connection pool), and its
+ * {@code PinnedDns} is a record: two fetches of the same host with the same checked answers have equal
+ * OkHttp {@code Address}es, so the second takes the first's pooled connection. The set-up proves it for both
  * clients (three calls, one connect) and the tear-down prints the connects against the requests served.
  *
  * <p><b>Network safety.</b> The host name is {@value #HOST}; the {@link Resolver} answers only that
