@@ -324,6 +324,57 @@ class WarmSharesNothingTest {
         assertThat(second.stdout()).as(second.stderr()).contains("sockets 0\n", "bound\n", "abstract free\n");
     }
 
+    /** Prints the namespace's TCP counts of /proc/net/sockstat and sockstat6 (inuse, tw, inuse6) at each step. */
+    private static final String COUNT_TCP = String.join("\n",
+            "import socket",
+            "def show(step):",
+            "    try:",
+            "        v4 = next(l.split() for l in open('/proc/net/sockstat') if l.startswith('TCP:'))",
+            "        v6 = next(l.split() for l in open('/proc/net/sockstat6') if l.startswith('TCP6:'))",
+            "    except OSError:",
+            "        print(step, 'absent'); return",
+            "    print(step, v4[v4.index('inuse') + 1], v4[v4.index('tw') + 1], v6[v6.index('inuse') + 1])",
+            "show('empty')",
+            "l = socket.socket(); l.bind(('127.0.0.1', 4731)); l.listen(1); show('listener')",
+            "c = socket.socket(); c.connect(('127.0.0.1', 4731)); a, _ = l.accept(); show('connected')",
+            "a.close(); c.close(); l.close(); show('closed')",
+            "try:",
+            "    l6 = socket.socket(socket.AF_INET6); l6.bind(('::1', 4732)); l6.listen(1); show('ipv6')",
+            "except OSError:",
+            "    print('ipv6 unavailable')");
+
+    /**
+     * What the supervisor's socket check reads before the TCP tables (toolyard-warm.c's
+     * {@code no_tcp_socket_counted}: each read of {@code /proc/net/tcp} walks the host's whole hash table,
+     * so the tables are read only when a count is not 0): in the network namespace a warm command runs in,
+     * the counts are the namespace's own and see each TCP socket the command holds, in {@code TIME_WAIT}
+     * too. gVisor has no {@code sockstat}, so there the supervisor always reads the tables.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = IsolationTier.class, names = {"GVISOR", "CONTAINER", "BWRAP"})
+    void theTcpCountsTheSupervisorReadsFirstSeeEveryTcpSocketOfTheNamespace(IsolationTier tier) throws Exception {
+        TieredSandbox s = open(tier, true);
+        SubprocessResult r = python(s, workspace("work"), COUNT_TCP, PATH);
+        assertThat(r.exitCode()).as(r.stderr()).isZero();
+        List<String> lines = r.stdout().lines().toList();
+        if (tier == IsolationTier.GVISOR) {
+            assertThat(lines).startsWith("empty absent", "listener absent");
+            return;
+        }
+        assertThat(lines.get(0)).as("a fresh namespace").isEqualTo("empty 0 0 0");
+        assertThat(count(lines, "listener", 0)).as("a listener").isGreaterThanOrEqualTo(1);
+        assertThat(count(lines, "connected", 0)).as("the listener and both ends of a connection").isGreaterThanOrEqualTo(3);
+        assertThat(count(lines, "closed", 1)).as("the end that closed first, in TIME_WAIT").isGreaterThanOrEqualTo(1);
+        if (!lines.contains("ipv6 unavailable")) {
+            assertThat(count(lines, "ipv6", 2)).as("an IPv6 listener").isGreaterThanOrEqualTo(1);
+        }
+    }
+
+    private static int count(List<String> lines, String step, int field) {
+        String line = lines.stream().filter(l -> l.startsWith(step + " ")).findFirst().orElseThrow();
+        return Integer.parseInt(line.split(" ")[1 + field]);
+    }
+
     /** Binds a TCP listener and a UDP port, then closes both: no packet is sent or received. */
     private static final String HOLD_PORTS_ONLY = String.join("\n",
             "import socket",
