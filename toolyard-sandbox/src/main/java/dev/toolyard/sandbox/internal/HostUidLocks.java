@@ -1,6 +1,7 @@
 package dev.toolyard.sandbox.internal;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -29,7 +30,10 @@ import java.util.Set;
  *
  * <p>A uid some process on the host runs as (any of its real, effective, saved or file-system uids,
  * read from {@code /proc/PID/status}) is not lent either, whoever holds its lock: an orphan of a run
- * whose JVM died (or of an older release that kept no lock) keeps its uid until it is gone.
+ * whose JVM died (or of an older release that kept no lock) keeps its uid until it is gone. The scan
+ * ({@link #runningAs(int, int)}) reads every process's status, about 20 us each in the kernel, so
+ * {@link SandboxIds} keeps a released cold-run pair's lock for a moment and lends it again on a scan
+ * at most a second old.
  *
  * <p>A record lock belongs to the process: this class opens a uid's file only while no lease of this
  * JVM holds that uid (the caller sees to it), and keeps the channel open until the lease ends, since
@@ -170,6 +174,24 @@ final class HostUidLocks {
      * @return the uids in {@code [firstUid, firstUid + count)} that some process on the host runs as
      */
     static Set<Integer> runningAs(int firstUid, int count) {
+        return scan(firstUid, count, null);
+    }
+
+    /**
+     * @param uids the uids of interest
+     * @return those of {@code uids} that some process on the host runs as
+     */
+    static Set<Integer> runningAs(Set<Integer> uids) {
+        if (uids.isEmpty()) {
+            return Set.of();
+        }
+        long lowest = uids.stream().mapToLong(Integer::toUnsignedLong).min().getAsLong();
+        long highest = uids.stream().mapToLong(Integer::toUnsignedLong).max().getAsLong();
+        return scan((int) lowest, (int) Math.min(Integer.MAX_VALUE, highest - lowest + 1), uids);
+    }
+
+    /** The uids of the block (and of {@code only}, unless null) that some process on the host runs as. */
+    private static Set<Integer> scan(int firstUid, int count, Set<Integer> only) {
         Set<Integer> found = new HashSet<>();
         try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"))) {
             for (Path p : procs) {
@@ -186,7 +208,10 @@ final class HostUidLocks {
                 uids(new String(status, StandardCharsets.US_ASCII), firstUid, count, found);
             }
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot list /proc to find the processes of the sandbox uids", e);
+            throw new UncheckedIOException("cannot list /proc to find the processes of the sandbox uids", e);
+        }
+        if (only != null) {
+            found.retainAll(only);
         }
         return found;
     }

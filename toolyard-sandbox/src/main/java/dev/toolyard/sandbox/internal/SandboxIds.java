@@ -7,15 +7,20 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntPredicate;
 
 /**
  * The host uids and gids commands run as when this process is root, lent as {@link Lease}s. Two
@@ -28,6 +33,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@value HostUidLocks#DEFAULT}) for its whole life; the kernel drops the lock when the process
  *       dies. A uid whose lock another process holds, or that some process on the host runs as, is
  *       never lent. No two processes ever lend one uid at once.</li>
+ *   <li><b>Kept pairs.</b> A cold run's released pair keeps its host lock for 2 s (an exclusive
+ *       lease's drops it at once), so no other process lends it meanwhile; while any is kept, a keeper
+ *       thread scans the host for the kept uids every 400 ms and drops each some process runs as. A kept
+ *       pair is lent without a host scan of its own when the last scan that found its uid clean is at
+ *       most 1 s old and either the run is one of the same write root (whose runs may share a uid
+ *       anyway) or that scan was made after the release. So every pair is lent on a host scan at most a
+ *       second old, made while this process held its lock: what that misses is a process that comes to
+ *       run as the uid within that second without taking the lock, as the scan at lending would miss one
+ *       that came between the scan and the run.</li>
  *   <li><b>A warm sandbox</b> ({@link #acquireExclusive}) holds its uid alone for its whole life, idle
  *       or busy: no cold run and no other sandbox gets it. Before each command it {@link Lease#claim
  *       claims} its write root.</li>
@@ -55,7 +69,24 @@ public final class SandboxIds {
     /** Guards everything static, and every pool's free list. */
     private static final Object LOCK = new Object();
     /** Uids lent right now by any pool of this JVM, with their host locks. */
-    private static final Map<Integer, HostUidLocks.Held> LENT = new HashMap<>();
+    private static final Map<Integer, Lent> LENT = new HashMap<>();
+    /**
+     * How long a cold run's released pair keeps its host lock, so that the next cold run of its write
+     * root (or any run, once a host scan made after the release found it clean) is lent it without a
+     * host scan of its own; then the lock is dropped.
+     */
+    static final long KEEP_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How old the last host scan that found a kept pair's uid clean may be for the pair to be lent on it. */
+    static final long FRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How often the keeper scans the host for the kept uids (and drops what it must) while there are some. */
+    static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(400);
+    /** Released cold-run pairs whose host locks this JVM keeps, by uid. */
+    private static final Map<Integer, Kept> KEPT = new HashMap<>();
+    /** Made when a pair is first kept; its daemon thread scans for the kept uids. */
+    private static ScheduledExecutorService keeper;
+    private static boolean checkPending;
+    /** How many host scans lending has made in this JVM (the keeper's not counted). */
+    private static long lendingScans;
     /** The write roots in use: by a share of cold runs, or by a warm sandbox's claim. */
     private static final List<Tree> TREES = new ArrayList<>();
     /** The write roots of runs and claims waiting for a tree to be free, one entry per waiter. */
@@ -70,6 +101,40 @@ public final class SandboxIds {
 
     /** The uid and gid a command runs as. */
     public record Pair(int uid, int gid) {}
+
+    /**
+     * A lent uid's host lock, and the start ({@link System#nanoTime}) of the last host scan that found
+     * no process running as it before it was lent.
+     */
+    private record Lent(HostUidLocks.Held held, long cleanAt) {}
+
+    /** A released cold-run pair whose host lock is kept: no other process can lend it meanwhile. */
+    private static final class Kept {
+        final Pair pair;
+        final HostUidLocks.Held held;
+        /** The write root of the run that released it. */
+        final Path root;
+        final long releasedAt;
+        /** The start of the last host scan that found no process running as the uid. */
+        long cleanAt;
+
+        Kept(Pair pair, HostUidLocks.Held held, Path root, long releasedAt, long cleanAt) {
+            this.pair = pair;
+            this.held = held;
+            this.root = root;
+            this.releasedAt = releasedAt;
+            this.cleanAt = cleanAt;
+        }
+
+        /**
+         * Whether it may be lent without a host scan now: the last scan that found it clean is at most
+         * {@link #FRESH_NANOS} old and, unless the next run is one of the same write root (whose runs may
+         * share a uid anyway), was made after the release.
+         */
+        boolean lendableWithoutScan(Path writeRoot, long now) {
+            return now - cleanAt <= FRESH_NANOS && (root.equals(writeRoot) || cleanAt - releasedAt >= 0);
+        }
+    }
 
     /** A write root in use. */
     private static final class Tree {
@@ -197,7 +262,7 @@ public final class SandboxIds {
                     }
                     TREES.remove(tree);
                 }
-                giveBack(pair);
+                giveBack(pair, tree == null ? null : tree.root);
                 LOCK.notifyAll();
             }
         }
@@ -319,7 +384,7 @@ public final class SandboxIds {
     public Optional<Lease> acquireExclusive(long waitNanos) {
         long deadline = System.nanoTime() + waitNanos;
         synchronized (LOCK) {
-            Optional<Pair> pair = awaitPair(deadline);
+            Optional<Pair> pair = awaitPair(deadline, null);
             return pair.map(p -> new Lease(p, true, null));
         }
     }
@@ -424,7 +489,7 @@ public final class SandboxIds {
                     return Optional.of(new Taken(new Lease(conflict.pair, false, conflict), false));
                 }
                 if (conflict == null) {
-                    Optional<Pair> pair = tryPair();
+                    Optional<Pair> pair = tryPair(writeRoot);
                     if (pair.isPresent()) {
                         Tree t = new Tree(writeRoot, pair.get(), this, true);
                         TREES.add(t);
@@ -461,9 +526,9 @@ public final class SandboxIds {
     }
 
     /** Holding {@link #LOCK}: waits for a free pair until {@code deadline}. */
-    private Optional<Pair> awaitPair(long deadline) {
+    private Optional<Pair> awaitPair(long deadline, Path writeRoot) {
         while (true) {
-            Optional<Pair> pair = tryPair();
+            Optional<Pair> pair = tryPair(writeRoot);
             if (pair.isPresent() || !await(deadline, true)) {
                 return pair;
             }
@@ -497,10 +562,15 @@ public final class SandboxIds {
 
     /**
      * Holding {@link #LOCK}: a pair no lease of this JVM holds, whose host lock this process could
-     * take, and that no process on the host runs as; the most recently released first.
+     * take (or keeps), and that no process on the host runs as; the most recently released first. A
+     * kept pair is lent without a host scan when {@link Kept#lendableWithoutScan} says so; any other
+     * takes one scan of the block (one for the whole call), which also renews this pool's kept pairs.
+     *
+     * @param writeRoot the cold run's write root; null for an exclusive lease
      */
-    private Optional<Pair> tryPair() {
+    private Optional<Pair> tryPair(Path writeRoot) {
         Set<Integer> running = null;
+        long scannedAt = 0;
         for (int tries = free.size(); tries > 0; tries--) {
             int i = free.pollFirst();
             int uid = firstUid + i;
@@ -508,39 +578,181 @@ public final class SandboxIds {
                 free.addLast(i); // another pool, overlapping this one, lent it
                 continue;
             }
-            Optional<HostUidLocks.Held> held;
-            try {
-                held = hostLocks.tryLock(uid);
-            } catch (IOException e) {
-                free.addFirst(i);
-                throw new UncheckedIOException("cannot lock sandbox uid " + uid + " for this process: " + e.getMessage(), e);
-            }
-            if (held.isEmpty()) {
-                free.addLast(i); // another process lends it
+            HostUidLocks.Held held;
+            Kept kept = KEPT.get(uid);
+            if (kept != null && kept.pair.gid() != firstGid + i) {
+                free.addLast(i); // kept by another pool, overlapping this one, that pairs the uid with another gid
                 continue;
             }
+            if (kept != null) {
+                KEPT.remove(uid);
+                if (kept.lendableWithoutScan(writeRoot, System.nanoTime())) {
+                    LENT.put(uid, new Lent(kept.held, kept.cleanAt));
+                    return Optional.of(new Pair(uid, firstGid + i));
+                }
+                held = kept.held; // scanned below, like a uid just locked
+            } else {
+                Optional<HostUidLocks.Held> locked;
+                try {
+                    locked = hostLocks.tryLock(uid);
+                } catch (IOException e) {
+                    free.addFirst(i);
+                    throw new UncheckedIOException("cannot lock sandbox uid " + uid + " for this process: " + e.getMessage(), e);
+                }
+                if (locked.isEmpty()) {
+                    free.addLast(i); // another process lends it
+                    continue;
+                }
+                held = locked.get();
+            }
             if (running == null) {
-                running = HostUidLocks.runningAs(firstUid, count);
+                scannedAt = System.nanoTime();
+                lendingScans++;
+                try {
+                    running = HostUidLocks.runningAs(firstUid, count);
+                } catch (RuntimeException | Error e) {
+                    held.release();
+                    free.addFirst(i);
+                    throw e;
+                }
+                renewKept(running, scannedAt, this::owns);
             }
             if (running.contains(uid)) {
-                held.get().release();
+                held.release();
                 free.addLast(i);
                 LOG.log(System.Logger.Level.WARNING, "sandbox uid " + uid + " is not lent: a process on this host runs as it "
                         + "(left by a run whose process died?)");
                 continue;
             }
-            LENT.put(uid, held.get());
+            LENT.put(uid, new Lent(held, scannedAt));
             return Optional.of(new Pair(uid, firstGid + i));
         }
         return Optional.empty();
     }
 
-    /** Holding {@link #LOCK}: returns a pair to its pool, to be lent first next time, and drops its host lock. */
-    private void giveBack(Pair pair) {
-        HostUidLocks.Held held = LENT.remove(pair.uid());
-        if (held != null) {
-            held.release();
-            free.addFirst(pair.uid() - firstUid);
+    /**
+     * Holding {@link #LOCK}: returns a pair to its pool, to be lent first next time. An exclusive lease's
+     * pair drops its host lock at once; a cold run's keeps it for {@link #KEEP_NANOS}.
+     *
+     * @param root the cold run's write root; null for an exclusive lease
+     */
+    private void giveBack(Pair pair, Path root) {
+        Lent lent = LENT.remove(pair.uid());
+        if (lent == null) {
+            return;
+        }
+        free.addFirst(pair.uid() - firstUid);
+        if (root == null) {
+            lent.held().release();
+            return;
+        }
+        KEPT.put(pair.uid(), new Kept(pair, lent.held(), root, System.nanoTime(), lent.cleanAt()));
+        scheduleCheck();
+    }
+
+    /**
+     * Holding {@link #LOCK}: after a host scan for the uids {@code scanned} that started at
+     * {@code scannedAt}, marks the kept ones it found clean and drops the lock of those some process runs
+     * as. A uid released after the scan started is left as it is: the scan may have missed its run's
+     * processes.
+     */
+    private static void renewKept(Set<Integer> running, long scannedAt, IntPredicate scanned) {
+        for (Iterator<Map.Entry<Integer, Kept>> it = KEPT.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Integer, Kept> e = it.next();
+            Kept k = e.getValue();
+            if (!scanned.test(e.getKey()) || k.releasedAt - scannedAt > 0) {
+                continue;
+            }
+            if (running.contains(e.getKey())) {
+                it.remove();
+                k.held.release();
+                LOG.log(System.Logger.Level.WARNING, "sandbox uid " + e.getKey() + " is not kept for its next run: a process on "
+                        + "this host runs as it");
+            } else if (scannedAt - k.cleanAt > 0) {
+                k.cleanAt = scannedAt;
+            }
+        }
+    }
+
+    /** Holding {@link #LOCK}: drops the host lock of every pair kept longer than {@link #KEEP_NANOS}. */
+    private static void expireKept(long now) {
+        for (Iterator<Kept> it = KEPT.values().iterator(); it.hasNext(); ) {
+            Kept k = it.next();
+            if (now - k.releasedAt >= KEEP_NANOS) {
+                it.remove();
+                k.held.release();
+            }
+        }
+    }
+
+    /** Holding {@link #LOCK}: makes sure the keeper will look at the kept pairs within {@link #CHECK_NANOS}. */
+    private static void scheduleCheck() {
+        if (checkPending) {
+            return;
+        }
+        if (keeper == null) {
+            ScheduledThreadPoolExecutor k = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "toolyard-sandbox-uid-keeper");
+                t.setDaemon(true);
+                return t;
+            });
+            k.setRemoveOnCancelPolicy(true);
+            keeper = k;
+        }
+        checkPending = true;
+        keeper.schedule(SandboxIds::checkKept, CHECK_NANOS, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The keeper's round: drops the locks kept too long, scans the host for the uids still kept (outside
+     * {@link #LOCK}, so runs are not held up by it), renews those it found clean and drops those it did not,
+     * and comes back while any pair is kept.
+     */
+    private static void checkKept() {
+        Set<Integer> uids;
+        long scannedAt;
+        synchronized (LOCK) {
+            expireKept(System.nanoTime());
+            if (KEPT.isEmpty()) {
+                checkPending = false;
+                return;
+            }
+            uids = new HashSet<>(KEPT.keySet());
+            scannedAt = System.nanoTime(); // before any release the scan could miss
+        }
+        Set<Integer> running = null;
+        try {
+            running = HostUidLocks.runningAs(uids);
+        } catch (RuntimeException e) {
+            // the kept pairs are not renewed: each is scanned when lent, or dropped when it expires
+            LOG.log(System.Logger.Level.WARNING, "could not scan the host for the kept sandbox uids: " + e);
+        }
+        synchronized (LOCK) {
+            try {
+                if (running != null) {
+                    renewKept(running, scannedAt, uids::contains);
+                }
+                expireKept(System.nanoTime());
+            } finally {
+                checkPending = false;
+                if (!KEPT.isEmpty()) {
+                    scheduleCheck();
+                }
+            }
+        }
+    }
+
+    /** @return how many host scans lending has made in this JVM (for tests) */
+    static long lendingScans() {
+        synchronized (LOCK) {
+            return lendingScans;
+        }
+    }
+
+    /** @return the uids whose pairs are kept right now (for tests) */
+    static Set<Integer> keptUids() {
+        synchronized (LOCK) {
+            return Set.copyOf(KEPT.keySet());
         }
     }
 

@@ -239,6 +239,77 @@ class SandboxIdsTest {
     }
 
     @Test
+    void aColdRunsReleasedPairIsKeptAndLentToTheNextRunOfItsRootWithoutAHostScan() {
+        SandboxIds ids = new SandboxIds(1_900_004_400, 1_900_004_400, 2);
+        Path root = tmp.resolve("w");
+
+        SandboxIds.Lease first = ids.acquire(root, NO_WAIT).orElseThrow();
+        int uid = first.uid();
+        first.close();
+        assertThat(SandboxIds.keptUids()).as("its host lock kept").contains(uid);
+        long scans = SandboxIds.lendingScans();
+        SandboxIds.Lease next = ids.acquire(root, NO_WAIT).orElseThrow();
+        assertThat(next.uid()).isEqualTo(uid);
+        assertThat(SandboxIds.lendingScans()).as("lent on the scan of the first run, less than a second old").isEqualTo(scans);
+        assertThat(SandboxIds.keptUids()).doesNotContain(uid);
+        next.close();
+
+        SandboxIds.Lease warm = ids.acquireExclusive(NO_WAIT).orElseThrow();
+        warm.close();
+        assertThat(SandboxIds.keptUids()).as("an exclusive lease's pair drops its lock at once").doesNotContain(warm.uid());
+    }
+
+    @Test
+    void aKeptPairsHostLockIsDroppedOnceItsKeepTimeHasPassed() throws Exception {
+        SandboxIds ids = new SandboxIds(1_900_004_500, 1_900_004_500, 1);
+        SandboxIds.Lease run = ids.acquire(tmp.resolve("w"), NO_WAIT).orElseThrow();
+        run.close();
+        assertThat(lockableByAnotherProcess(run.uid())).as("kept: no other process can lend it").isFalse();
+        long deadline = System.nanoTime() + SandboxIds.KEEP_NANOS + TimeUnit.SECONDS.toNanos(5);
+        while (SandboxIds.keptUids().contains(run.uid()) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(SandboxIds.keptUids()).doesNotContain(run.uid());
+        assertThat(lockableByAnotherProcess(run.uid())).as("dropped after %d ms", TimeUnit.NANOSECONDS.toMillis(SandboxIds.KEEP_NANOS))
+                .isTrue();
+    }
+
+    @Test
+    void aProcessRunningAsAKeptUidKeepsItFromEveryRunOnceTheLastScanIsStale() throws Exception {
+        SandboxIds ids = new SandboxIds(1_900_004_600, 1_900_004_600, 2);
+        Path root = tmp.resolve("w");
+        SandboxIds.Lease run = ids.acquire(root, NO_WAIT).orElseThrow();
+        int uid = run.uid();
+        run.close();
+        // A process no lease started (an older release that takes no lock, say) comes to run as the kept uid.
+        Process stranger = new ProcessBuilder("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "sleep", "30").start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!HostUidLocks.runningAs(uid, 1).contains(uid) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(HostUidLocks.runningAs(uid, 1)).contains(uid);
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(SandboxIds.FRESH_NANOS) + 100);
+            for (Path next : List.of(root, tmp.resolve("other"))) {
+                SandboxIds.Lease lease = ids.acquire(next, NO_WAIT).orElseThrow();
+                assertThat(lease.uid()).as("uid %d has a live process; a run of %s", uid, next).isNotEqualTo(uid);
+                lease.close();
+            }
+            assertThat(SandboxIds.keptUids()).doesNotContain(uid);
+        } finally {
+            stranger.destroyForcibly().waitFor();
+        }
+    }
+
+    /** @return whether another process can lock uid's lock file now (a POSIX record lock, as the pool takes) */
+    private static boolean lockableByAnotherProcess(int uid) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("python3", "-c", "import fcntl, sys; f = open(sys.argv[1], 'a'); "
+                + "fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)", HostUidLocks.DEFAULT + "/" + Integer.toUnsignedString(uid) + ".lock")
+                .redirectErrorStream(true).start();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+
+    @Test
     void theStatusLineParserReadsEveryUidOfTheBlock() {
         Set<Integer> into = new HashSet<>();
         HostUidLocks.uids("Name:\tsleep\nUmask:\t0022\nUid:\t0\t1900004200\t0\t1900004201\nGid:\t5\t5\t5\t5\n",
