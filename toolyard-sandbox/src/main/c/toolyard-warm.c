@@ -15,7 +15,8 @@
  * namespace: the JVM then discards the sandbox.
  *
  * Usage: toolyard-warm UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...
- *        toolyard-warm --exec-once UID GID WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]  (cold mode, see exec_once)
+ *        toolyard-warm --exec-once UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC FILTER WRITE_ROOT
+ *                      [NAME=VALUE...] -- COMMAND [ARG...]  (cold mode, see exec_once)
  *
  * Protocol, all integers unsigned big-endian (32-bit unless said); every number below is a TY_
  * constant, which WarmProtocol.java mirrors name for name (WarmProtocolTest compares the two):
@@ -1314,47 +1315,107 @@ static void run_one(char **argv, char **envp) {
     frame(TY_TAG_EXIT, x, TY_EXIT_BYTES);
 }
 
+/* A hex digit's value, or -1. */
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
 /*
- * Cold mode, toolyard-warm --exec-once UID GID WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]: the first
- * program inside a cold bubblewrap run when the JVM is root, in place of
- * "setpriv --reuid=UID --regid=GID --clear-groups --bounding-set=-all --inh-caps=-all --pdeathsig=KILL --
- * env -i -C WRITE_ROOT -- NAME=VALUE... COMMAND", so one exec instead of two. The launcher outside has
- * set the limits, and bubblewrap the seccomp program and no_new_privs, before it, as before setpriv. It
- * becomes UID and GID as each warm command does (drop_to_sandbox_ids: no group, no capability in any set,
- * an empty bounding set), sets the parent-death signal KILL again after the uid change cleared it, enters
- * WRITE_ROOT as that uid, and replaces itself with COMMAND with exactly the NAME=VALUE environment (PATH
- * from it, as env's execvp). Before the command: a message and status 125, as env's; a command that
- * cannot be run: 127 when it is missing, 126 otherwise, as env's. Not the warm command loop: no frame,
- * no fork, nothing of the supervisor's state but uid and gid.
+ * FILTER of --exec-once: "-" for none, else the classic BPF program (struct sock_filter[], as the JVM's
+ * file of it holds it) in lower-case hex, a whole number of instructions. Decoded into extra_filter;
+ * 0 on success.
+ */
+static int parse_filter(const char *hex) {
+    if (strcmp(hex, "-") == 0) {
+        return 0;
+    }
+    size_t n = strlen(hex);
+    if (n == 0 || n % 16 != 0 || n / 2 > TY_MAX_FILTER) {
+        return -1;
+    }
+    unsigned char *prog = malloc(n / 2);
+    if (prog == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            free(prog);
+            return -1;
+        }
+        prog[i] = (unsigned char) (hi << 4 | lo);
+    }
+    extra_filter.len = (unsigned short) (n / 16);
+    extra_filter.filter = (struct sock_filter *) prog;
+    return 0;
+}
+
+/*
+ * Cold mode, toolyard-warm --exec-once UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC FILTER
+ * WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]: the first program inside a cold bubblewrap run when the
+ * JVM is root, and the only one between the JVM's bubblewrap and the command. It does what three did
+ * before: the launcher's limits and seccomp descriptor (dash), "setpriv --reuid=UID --regid=GID
+ * --clear-groups --bounding-set=-all --inh-caps=-all --pdeathsig=KILL --" and "env -i -C WRITE_ROOT --
+ * NAME=VALUE... COMMAND". It sets the limits as each warm command gets them (RLIMIT_CORE 0 and the five
+ * given, soft and hard, while still root), becomes UID and GID as each warm command does
+ * (drop_to_sandbox_ids: no group, no capability in any set, an empty bounding set, no_new_privs), sets
+ * the parent-death signal KILL again after the uid change cleared it, enters WRITE_ROOT as that uid, and
+ * loads FILTER (decoded before anything else) last before it replaces itself with COMMAND with exactly the
+ * NAME=VALUE environment (PATH from it, as env's execvp). Before the command: a message and status 125,
+ * as the launcher's and env's; a command that cannot be run: 127 when it is missing, 126 otherwise, as
+ * env's. Not the warm command loop: no frame, no fork, nothing of the supervisor's state but the ids,
+ * limits and filter.
  */
 static int exec_once(int argc, char **argv) {
     int sep = -1;
-    for (int i = 3; i < argc; i++) {
+    for (int i = 9; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             sep = i;
             break;
         }
     }
-    if (argc < 5 || sep < 0 || sep + 1 >= argc) {
-        dprintf(2, "usage: toolyard-warm --exec-once UID GID WRITE_ROOT [NAME=VALUE...] -- COMMAND [ARG...]\n");
+    if (argc < 11 || sep < 0 || sep + 1 >= argc) {
+        dprintf(2, "usage: toolyard-warm --exec-once UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC FILTER WRITE_ROOT "
+                   "[NAME=VALUE...] -- COMMAND [ARG...]\n");
         return 2;
     }
     uid = (uid_t) parse_limit(argv[0], "uid");
     gid = (gid_t) parse_limit(argv[1], "gid");
-    write_root = argv[2];
+    cpu_seconds = parse_limit(argv[2], "cpu seconds");
+    as_bytes = parse_limit(argv[3], "address space");
+    fsize_bytes = parse_limit(argv[4], "file size");
+    nofile = parse_limit(argv[5], "open files");
+    nproc = parse_limit(argv[6], "process count");
+    write_root = argv[8];
     if (uid == 0 || gid == 0 || write_root[0] != '/') {
         dprintf(2, "toolyard-warm: the command must not run as root, and the write root must be absolute\n");
         return 2;
     }
-    for (int i = 3; i < sep; i++) {
+    if (parse_filter(argv[7]) != 0) {
+        dprintf(2, "toolyard-warm: not a seccomp program in hex, of whole instructions and at most %d bytes\n", TY_MAX_FILTER);
+        return 2;
+    }
+    for (int i = 9; i < sep; i++) {
         if (argv[i][0] == '=' || strchr(argv[i], '=') == NULL) {
             dprintf(2, "toolyard-warm: not NAME=VALUE: %s\n", argv[i]);
             return 2;
         }
     }
     argv[sep] = NULL; /* ends the environment; argv's own NULL ends the command */
-    char **envp = argv + 3;
+    char **envp = argv + 9;
     char **command = argv + sep + 1;
+    set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
+    set_limit(RLIMIT_CPU, cpu_seconds, "RLIMIT_CPU");
+    set_limit(RLIMIT_AS, as_bytes, "RLIMIT_AS");
+    set_limit(RLIMIT_FSIZE, fsize_bytes, "RLIMIT_FSIZE");
+    set_limit(RLIMIT_NOFILE, nofile, "RLIMIT_NOFILE");
+    set_limit(RLIMIT_NPROC, nproc, "RLIMIT_NPROC");
     drop_to_sandbox_ids();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
         child_fail("setting the parent-death signal");
@@ -1363,6 +1424,9 @@ static int exec_once(int argc, char **argv) {
         child_fail(write_root);
     }
     environ = envp;
+    if (extra_filter.len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &extra_filter, 0, 0) != 0) {
+        child_fail("loading the seccomp program");
+    }
     execvp(command[0], command);
     int e = errno;
     dprintf(2, "toolyard-warm: %s: %s\n", command[0], strerror(e));

@@ -31,7 +31,7 @@ class DoctorCommandTest {
                 .contains("  bwrap, passed: bwrap at ", "; not taken: podman is higher on the ladder")
                 .contains("    what enforces each limit on podman:\n      cpuSeconds: RLIMIT_CPU, set by prlimit inside the container")
                 .contains("      processCount: the container's pids cgroup (--pids-limit)")
-                .contains("    what enforces each limit on bwrap:\n      cpuSeconds: RLIMIT_CPU, set by the launcher's ulimit")
+                .contains("    what enforces each limit on bwrap:\n      cpuSeconds: RLIMIT_CPU, set by toolyard-warm --exec-once")
                 .contains("      processCount: RLIMIT_NPROC on a uid lent to this run alone")
                 .containsPattern("\n    warm mode on podman: can run warm: a warm start and its first /bin/true took \\d+ ms; "
                         + "each further warm /bin/true, median of 5, \\d+\\.\\d\\d ms\n")

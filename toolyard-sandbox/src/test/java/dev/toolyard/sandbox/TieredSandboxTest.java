@@ -727,15 +727,22 @@ class TieredSandboxTest {
             assertThat(report.limitEnforcement()).containsOnlyKeys("cpuSeconds", "memoryBytes", "fileSizeBytes", "processCount");
             assertThat(report.limitEnforcement().get("processCount")).startsWith("RLIMIT_NPROC on a uid lent to this run alone");
             assertThat(report.limitsUnenforced()).isEmpty();
-            assertThat(report.canaryCommand()).contains("--seccomp")
+            assertThat(report.canaryCommand())
                     .doesNotContain("--unshare-user").noneMatch(a -> a.contains("cgexec") || a.contains("prlimit"));
             assertThat(report.describe()).contains("runs as: uids ", "seccomp filter: ToolYard's own", "  processCount   RLIMIT_NPROC");
             if (WarmBinary.missing().isEmpty()) {
-                assertThat(report.canaryCommand()).contains("/toolyard-warm", "--exec-once").doesNotContain("/usr/bin/setpriv");
-                assertThat(report.describe()).contains("toolyard-warm --exec-once between bubblewrap and the command, one exec");
+                // The helper loads the filter itself, from its argument: the one right before the write root.
+                List<String> c = report.canaryCommand();
+                int helper = c.indexOf("--exec-once");
+                assertThat(c).contains("/toolyard-warm", "--exec-once").doesNotContain("/usr/bin/setpriv", "--seccomp");
+                assertThat(c.get(0)).as("no launcher").endsWith("/bwrap");
+                assertThat(c.get(helper + 8)).as("the seccomp program, in hex").matches("([0-9a-f]{16})+");
+                assertThat(report.describe()).contains("toolyard-warm --exec-once between bubblewrap and the command, one exec",
+                        "  cpuSeconds     RLIMIT_CPU, set by toolyard-warm --exec-once");
             } else {
-                assertThat(report.canaryCommand()).contains("/usr/bin/setpriv", "--clear-groups");
-                assertThat(report.describe()).contains("setpriv and env -i between bubblewrap and the command, two execs");
+                assertThat(report.canaryCommand()).contains("/usr/bin/setpriv", "--clear-groups", "--seccomp");
+                assertThat(report.describe()).contains("setpriv and env -i between bubblewrap and the command, two execs",
+                        "  cpuSeconds     RLIMIT_CPU, set by the launcher's ulimit");
             }
         }
 

@@ -1,6 +1,9 @@
 package dev.toolyard.sandbox.internal;
 
 import dev.toolyard.sandbox.ResourceLimits;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,11 +14,13 @@ import java.util.Set;
 
 /**
  * The command line of a run on the bubblewrap rung:
- * {@code dash -c <launcher> … bwrap … -- /toolyard-warm --exec-once … -- command} when this process is
- * root and the jar carries {@code toolyard-warm} ({@link WarmBinary}), else
- * {@code dash -c <launcher> … bwrap … -- [setpriv …] env -i … -- command}. The launcher (see
- * {@link Limits}) applies the limits and opens the seccomp program, then becomes bubblewrap. Every
- * bubblewrap flag is there because a sandbox was seen to escape without it.
+ * {@code bwrap … -- /toolyard-warm --exec-once … -- command} when this process is root and the jar
+ * carries {@code toolyard-warm} ({@link WarmBinary}): it sets the limits and loads the seccomp program
+ * itself, so bubblewrap is the JVM's child and the command its first program's. Else
+ * {@code dash -c <launcher> … bwrap … -- [setpriv …] env -i … -- command}: the launcher (see
+ * {@link Limits}) applies the limits and opens the seccomp program on the descriptor bubblewrap's
+ * {@code --seccomp} reads, then becomes bubblewrap. Every bubblewrap flag is there because a sandbox
+ * was seen to escape without it.
  *
  * <p><b>When this process is root</b>, bubblewrap runs as root without a user namespace, so that it
  * can bind a workspace whose parents only root may enter (a {@code 0700} temporary directory, say),
@@ -50,7 +55,8 @@ import java.util.Set;
  * private {@code /proc}, {@code /dev} and {@code /tmp}, the last mounted <em>before</em> the roots
  * so a root under {@code /tmp} is not hidden by it; the write root read-write, {@code nosuid} and
  * {@code nodev} (bubblewrap binds everything so), the read roots read-only, at their own paths;
- * bubblewrap's environment cleared; the seccomp program loaded last before the command; {@code /}
+ * bubblewrap's environment cleared; the seccomp program loaded last before the command (by bubblewrap
+ * from the launcher's descriptor, or by {@code toolyard-warm --exec-once} just before its exec); {@code /}
  * remounted read-only; {@code env -i -C <write root>} (or {@code toolyard-warm --exec-once}) last,
  * with exactly the allowlisted environment (bubblewrap sets {@code PWD} after any clearing) and the write
  * root as working directory. Stateless.
@@ -97,15 +103,17 @@ public final class BwrapCommand {
             throw new IllegalArgumentException("switching to the sandbox uid needs setpriv");
         }
         List<String> a = new ArrayList<>(96 + env.size() + command.size());
-        a.addAll(Limits.launcher(tools.shell(), limits, nproc, run.seccompProgram()));
-        sandbox(a, tools, layout, binds, run, root ? ROOT_CAPS : List.of(), oneExec ? tools.coldHelper() : Optional.empty(),
-                false);
         if (oneExec) {
+            // No launcher: toolyard-warm sets the limits and loads the seccomp program itself.
+            sandbox(a, tools, layout, binds, run, ROOT_CAPS, tools.coldHelper(), false, false);
             a.add(WARM_SUPERVISOR);
-            a.addAll(Limits.execOnce(run.runAs().get(), binds.writeRoot(), env));
+            a.addAll(Limits.execOnce(run.runAs().get(), limits, nproc, run.seccompProgram().map(BwrapCommand::program),
+                    binds.writeRoot(), env));
             a.addAll(command);
             return a;
         }
+        a.addAll(Limits.launcher(tools.shell(), limits, nproc, run.seccompProgram()));
+        sandbox(a, tools, layout, binds, run, root ? ROOT_CAPS : List.of(), Optional.empty(), false, true);
         if (root) {
             SandboxIds.Pair ids = run.runAs().get();
             a.add(tools.setpriv().get().toString());
@@ -122,6 +130,23 @@ public final class BwrapCommand {
         a.addAll(Limits.environment(tools.env(), Optional.of(binds.writeRoot()), env));
         a.addAll(command);
         return a;
+    }
+
+    /**
+     * @return the classic BPF program at {@code file} (a whole number of 8-byte instructions), read for each
+     *     run: some 20 us, and nothing cached that could outlive its sandbox's files
+     */
+    private static byte[] program(Path file) {
+        byte[] b;
+        try {
+            b = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the seccomp program " + file, e);
+        }
+        if (b.length == 0 || b.length % 8 != 0) {
+            throw new IllegalStateException("the seccomp program " + file + " is " + b.length + " bytes, not whole instructions");
+        }
+        return b;
     }
 
     /** Where a warm sandbox's supervisor is bound, read-only, inside. */
@@ -151,7 +176,7 @@ public final class BwrapCommand {
                 "a warm sandbox runs its commands as a sandbox uid, so this process must be root"));
         List<String> a = new ArrayList<>(96);
         a.addAll(Limits.warmLauncher(tools.shell(), run.seccompProgram()));
-        sandbox(a, tools, layout, binds, run, WARM_CAPS, Optional.of(supervisor), true);
+        sandbox(a, tools, layout, binds, run, WARM_CAPS, Optional.of(supervisor), true, true);
         a.add(WARM_SUPERVISOR);
         a.addAll(Limits.warmSupervisorArguments(ids, limits, true, limits.processCount(), binds.writeRoot(), WARM_WIPED));
         return a;
@@ -162,9 +187,11 @@ public final class BwrapCommand {
      *
      * @param supervisor {@code toolyard-warm}'s host path, to bind at {@value #WARM_SUPERVISOR}; empty for none
      * @param supervisorIsInit whether it is the pid namespace's init (a warm sandbox) rather than bubblewrap's own
+     * @param seccompDescriptor whether bubblewrap loads the seccomp program from the launcher's descriptor
+     *     (false: the first program inside loads it)
      */
     private static void sandbox(List<String> a, Tools tools, HostLayout layout, BindSet binds, Run run, List<String> caps,
-            Optional<Path> supervisor, boolean supervisorIsInit) {
+            Optional<Path> supervisor, boolean supervisorIsInit, boolean seccompDescriptor) {
         boolean root = run.runAs().isPresent();
         a.add(tools.bwrap().toString());
         if (root) {
@@ -259,7 +286,7 @@ public final class BwrapCommand {
             a.add(BindSet.NETWORK_DIR);
         }
         a.add("--clearenv");
-        if (run.seccompProgram().isPresent()) {
+        if (seccompDescriptor && run.seccompProgram().isPresent()) {
             a.add("--seccomp");
             a.add(Integer.toString(Limits.SECCOMP_FD));
         }

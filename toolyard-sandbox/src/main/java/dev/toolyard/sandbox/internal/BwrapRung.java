@@ -70,9 +70,10 @@ public final class BwrapRung implements Rung {
     @Override
     public Map<String, String> enforcement() {
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("cpuSeconds", "RLIMIT_CPU, set by the launcher's ulimit (SIGKILL at the limit)");
-        m.put("memoryBytes", "RLIMIT_AS per process, set by the launcher's ulimit");
-        m.put("fileSizeBytes", "RLIMIT_FSIZE, set by the launcher's ulimit (whole 512-byte blocks)");
+        String by = ids.isPresent() && tools.coldHelper().isPresent() ? "toolyard-warm --exec-once" : "the launcher's ulimit";
+        m.put("cpuSeconds", "RLIMIT_CPU, set by " + by + " (SIGKILL at the limit)");
+        m.put("memoryBytes", "RLIMIT_AS per process, set by " + by + " (whole KiB)");
+        m.put("fileSizeBytes", "RLIMIT_FSIZE, set by " + by + " (whole 512-byte blocks)");
         m.put("processCount", ids.isPresent()
                 ? "RLIMIT_NPROC on a uid lent to this run alone (" + ids.get() + ")"
                 : "RLIMIT_NPROC on this process's uid, counting its other processes too (not running as root)");

@@ -21,8 +21,10 @@ import java.util.TreeMap;
  *   <li>Container rung: {@code prlimit} inside the container.</li>
  *   <li>Both: {@code env -i} with exactly the allowlisted environment, last before the command
  *       (bubblewrap sets {@code PWD} after any clearing it offers, and engines add variables of their
- *       own); on the bubblewrap rung run as root, {@code toolyard-warm --exec-once} in its place when the
- *       jar carries it ({@link #execOnce}).</li>
+ *       own); on the bubblewrap rung run as root, {@code toolyard-warm --exec-once} in place of the
+ *       launcher, {@code setpriv} and {@code env} when the jar carries it ({@link #execOnce}): it sets the
+ *       same limits and loads the same seccomp program itself, so the JVM's bubblewrap runs it and it runs
+ *       the command, one exec in all.</li>
  * </ul>
  *
  * Stateless.
@@ -156,24 +158,42 @@ final class Limits {
     }
 
     /**
-     * The arguments of {@code toolyard-warm --exec-once}, the cold run's one program between bubblewrap
-     * and the command when this process is root: the uid and gid to switch to, the working directory it
-     * enters as them, and exactly the environment, as {@code setpriv} and {@link #environment} give them.
+     * The arguments of {@code toolyard-warm --exec-once}, the cold run's one program between the JVM's
+     * bubblewrap and the command when this process is root, in place of the launcher, {@code setpriv}
+     * and {@link #environment}: the uid and gid to switch to, the very limits the launcher would set
+     * (rounded as dash's {@code ulimit} rounds them), the seccomp program in hex, the working directory
+     * it enters as the uid, and exactly the environment.
      *
+     * @param nproc the {@code RLIMIT_NPROC} of the command
+     * @param seccompProgram the classic BPF program's bytes, as bubblewrap's {@code --seccomp} reads them;
+     *     empty for none
      * @param env the command's whole environment; names are POSIX names, so none is {@code --}
-     * @return {@code --exec-once UID GID WRITE_ROOT NAME=VALUE... --}, in name order, ready for the command
+     * @return {@code --exec-once UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC FILTER WRITE_ROOT
+     *     NAME=VALUE... --}, the environment in name order, ready for the command
      */
-    static List<String> execOnce(SandboxIds.Pair ids, Path writeRoot, Map<String, String> env) {
-        List<String> a = new ArrayList<>(5 + env.size());
+    static List<String> execOnce(SandboxIds.Pair ids, ResourceLimits limits, long nproc, Optional<byte[]> seccompProgram,
+            Path writeRoot, Map<String, String> env) {
+        List<String> a = new ArrayList<>(11 + env.size());
         a.add("--exec-once");
-        a.add(Integer.toUnsignedString(ids.uid()));
-        a.add(Integer.toUnsignedString(ids.gid()));
+        List<String> idsAndLimits = warmSupervisorArguments(ids, limits, true, nproc, writeRoot, List.of());
+        a.addAll(idsAndLimits.subList(0, idsAndLimits.size() - 1)); // UID GID and the five limits, as the warm supervisor's
+        a.add(seccompProgram.map(Limits::hex).orElse("-"));
         a.add(writeRoot.toString());
         for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
             a.add(e.getKey() + "=" + e.getValue());
         }
         a.add("--");
         return a;
+    }
+
+    /** @return {@code bytes} in lower-case hex, two digits a byte */
+    static String hex(byte[] bytes) {
+        char[] out = new char[bytes.length * 2];
+        for (int i = 0; i < bytes.length; i++) {
+            out[2 * i] = Character.forDigit((bytes[i] >> 4) & 0xf, 16);
+            out[2 * i + 1] = Character.forDigit(bytes[i] & 0xf, 16);
+        }
+        return new String(out);
     }
 
     /**

@@ -7,11 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolyard.sandbox.ResourceLimits;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class BwrapCommandTest {
     private static final BwrapCommand.Tools TOOLS = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
@@ -56,24 +59,35 @@ class BwrapCommandTest {
     }
 
     @Test
-    void withTheColdHelperAsRootOneExecOfToolyardWarmReplacesSetprivAndEnvOnTheSameSandbox() {
+    void withTheColdHelperAsRootOneExecOfToolyardWarmReplacesTheLauncherSetprivAndEnvOnTheSameSandbox(@TempDir Path tmp)
+            throws IOException {
+        byte[] program = {0x06, 0x00, 0x00, 0x00, 0x00, 0x00, (byte) 0xff, 0x7f};
+        Path file = Files.write(tmp.resolve("seccomp.bpf"), program);
+        BwrapCommand.Run asRoot = new BwrapCommand.Run(Optional.of(LEASE), Optional.of(Path.of("/run/ty/etc")), Optional.of(file));
         BwrapCommand.Tools helper = new BwrapCommand.Tools(Path.of("/usr/bin/dash"), Path.of("/usr/bin/bwrap"),
                 Path.of("/usr/bin/env"), Optional.of(Path.of("/usr/bin/setpriv")), Optional.of(Path.of("/run/ty/toolyard-warm")));
         List<String> a = BwrapCommand.argv(helper, DEBIAN, ResourceLimits.defaults(), BINDS, Map.of("B", "2", "A", "1"), COMMAND,
-                AS_ROOT, 65);
+                asRoot, 65);
         List<String> b = bwrap(a);
-        List<String> old = argv(AS_ROOT);
+        List<String> old = argv(asRoot);
         int separator = a.indexOf("--");
 
-        assertThat(a.subList(0, 11)).as("the same launcher: limits and the seccomp descriptor").isEqualTo(old.subList(0, 11));
+        assertThat(a.get(0)).as("no launcher: bubblewrap first").isEqualTo("/usr/bin/bwrap");
+        assertThat(a).doesNotContain("/usr/bin/dash", Limits.LAUNCHER, "--seccomp");
         assertThat(indexOf(b, "--ro-bind", "/run/ty/toolyard-warm", BwrapCommand.WARM_SUPERVISOR)).isPositive();
         assertThat(b).as("bubblewrap's own init still, as with setpriv").doesNotContain("--as-pid-1");
         assertThat(indexOf(b, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"))
                 .isPositive();
-        assertThat(withoutHelperBind(b)).as("the sandbox of the setpriv line, with the helper bound in it")
-                .isEqualTo(bwrap(old));
-        assertThat(a.subList(separator + 1, a.size())).containsExactly(BwrapCommand.WARM_SUPERVISOR, "--exec-once",
-                "2147450881", "2147450882", "/tmp/ws", "A=1", "B=2", "--", "/bin/sh", "-c", "echo hi");
+        List<String> oldSandbox = new java.util.ArrayList<>(bwrap(old));
+        int seccomp = oldSandbox.indexOf("--seccomp");
+        oldSandbox.subList(seccomp, seccomp + 2).clear();
+        assertThat(withoutHelperBind(b)).as("the sandbox of the setpriv line, with the helper bound in it and the filter "
+                + "loaded by the helper").isEqualTo(oldSandbox);
+        assertThat(a.subList(separator + 1, a.size())).as("the launcher's very limits (%s), and the program in hex",
+                old.subList(4, 9)).containsExactly(BwrapCommand.WARM_SUPERVISOR, "--exec-once", "2147450881", "2147450882",
+                "60", "1073741824", "67108864", "1024", "65", "060000000000ff7f", "/tmp/ws", "A=1", "B=2", "--", "/bin/sh", "-c",
+                "echo hi");
+        assertThat(old.subList(4, 9)).containsExactly("60", "1048576", "131072", "1024", "65");
         assertThat(a).doesNotContain("/usr/bin/setpriv", "/usr/bin/env", "-i");
     }
 

@@ -123,10 +123,14 @@ class BwrapRungTest {
             Supervisor.Outcome withHelper = run(oneExec, ws, SELF_REPORT);
             Supervisor.Outcome withSetpriv = run(twoExecs, ws, SELF_REPORT);
 
+            assertThat(argv.get(0)).as("the JVM execs bubblewrap itself: no launcher").isEqualTo(bwrap.toString());
+            assertThat(argv).doesNotContain("--seccomp");
             assertThat(argv.subList(argv.indexOf("--") + 1, argv.size()))
                     .as("bubblewrap execs the helper, the helper the command: nothing else between them")
-                    .containsExactly(BwrapCommand.WARM_SUPERVISOR, "--exec-once", "1900011000", "1900011000", ws.toString(), "--",
-                            "/bin/true");
+                    .containsExactly(BwrapCommand.WARM_SUPERVISOR, "--exec-once", "1900011000", "1900011000",
+                            Long.toString(LIMITS.cpuSeconds()), Long.toString(LIMITS.memoryBytes() / 1024 * 1024),
+                            Long.toString(Limits.fileSizeBlocks(LIMITS) * 512), Integer.toString(Limits.OPEN_FILES), "12",
+                            Limits.hex(Files.readAllBytes(program)), ws.toString(), "--", "/bin/true");
             assertThat(argv).doesNotContain(which.apply("setpriv").orElseThrow().toString(), "-i");
             assertThat(withHelper.exitCode()).as(withHelper.stderr().text()).isZero();
             assertThat(withSetpriv.exitCode()).as(withSetpriv.stderr().text()).isZero();

@@ -34,6 +34,20 @@ class WarmBinaryTest {
     }
 
     @Test
+    void execOnceRefusesAFilterThatIsNotWholeInstructionsInHexAndRunsNothing() throws Exception {
+        Path bin = WarmBinary.install(dir).path().orElseThrow();
+        Path marker = dir.resolve("ran");
+        for (String filter : new String[] {"", "zz00000000000000", "0600000000ff7f", "060000000000FF7F", "0".repeat(2 * 32_768 + 16)}) {
+            Process p = new ProcessBuilder(bin.toString(), "--exec-once", "1900012000", "1900012000", "60", "1073741824",
+                    "67108864", "1024", "64", filter, "/", "--", "/usr/bin/touch", marker.toString()).redirectErrorStream(true).start();
+            assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as("filter of %d characters", filter.length()).isEqualTo(2);
+            assertThat(new String(p.getInputStream().readAllBytes())).contains("not a seccomp program in hex");
+            assertThat(marker).doesNotExist();
+        }
+    }
+
+    @Test
     void installingTwiceReplacesTheFileAtomically() throws IOException {
         Path first = WarmBinary.install(dir).path().orElseThrow();
         Path second = WarmBinary.install(dir).path().orElseThrow();
