@@ -108,11 +108,30 @@ fi
 
 raw="$here/target/jmh-result.json"
 rm -f "$raw"
+# Marks each benchmark's start in the log ("# Started at +N s", seconds since the run began), so that the
+# time each class takes (printed at the end) can be held to the suite's budget.
+stamp() {
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      "# Benchmark: "*) printf '# Started at +%d s\n' "$(( $(date +%s) - started ))" ;;
+    esac
+    printf '%s\n' "$line"
+  done
+}
 echo "== running JMH (log: benchmarks/target/jmh.log)"
 # -foe: a benchmark whose set-up finds the wrong outcome (say, a refusal where a success was meant)
 # fails the run instead of producing a figure.
 "$java_bin" -jar "$here/target/benchmarks.jar" -foe true -prof gc -rf json -rff "$raw" \
-  "${smoke[@]}" "${jmh_args[@]}" 2>&1 | tee "$here/target/jmh.log"
+  "${smoke[@]}" "${jmh_args[@]}" 2>&1 | stamp | tee "$here/target/jmh.log"
+jmh_done=$(( $(date +%s) - started ))
+echo "== seconds per class (build and preflights: the first start)"
+awk -v end="$jmh_done" '
+  /^# Started at \+/ { t = $4 + 0; if (first == "") first = t }
+  /^# Benchmark: / { split($3, p, "."); c = p[length(p) - 1]; if (prev != "") secs[prev] += t - since;
+                     if (!(c in secs)) { order[++n] = c; secs[c] = 0 } prev = c; since = t }
+  END { if (prev != "") secs[prev] += end - since; printf "   before the first benchmark: %d s\n", first;
+        for (i = 1; i <= n; i++) printf "   %-28s %4d s\n", order[i], secs[order[i]] }' "$here/target/jmh.log"
 
 command="benchmarks/run.sh${smoke:+ --smoke}${jmh_args:+ ${jmh_args[*]}}"
 report_args=("$raw" "$out" --started "$started" --load-before "$load_before" --command "$command"

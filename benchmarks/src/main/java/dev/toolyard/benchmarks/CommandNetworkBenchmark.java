@@ -75,8 +75,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 3)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 4, time = 2)
 public class CommandNetworkBenchmark {
     private static final byte[] BODY = "x".repeat(1024).getBytes(StandardCharsets.UTF_8);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);

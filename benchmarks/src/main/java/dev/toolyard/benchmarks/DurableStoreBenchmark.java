@@ -489,6 +489,9 @@ public class DurableStoreBenchmark {
     }
 
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(1)
     public void sqliteOneThread(Sqlite s, Ids ids) {
         s.store.append(ids.nextRecord());
@@ -503,6 +506,9 @@ public class DurableStoreBenchmark {
     }
 
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(1)
     public void executeSqliteOneCaller(SqliteExecutor s) {
         s.call();
@@ -515,6 +521,9 @@ public class DurableStoreBenchmark {
     }
 
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(1)
     public void executePostgresOneCaller(PostgresExecutor p) {
         p.call();
@@ -527,12 +536,18 @@ public class DurableStoreBenchmark {
     }
 
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(1)
     public void bareJdbcPostgresOneCaller(PostgresBare b, BareCaller c) throws SQLException {
         c.call(b);
     }
 
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(16)
     public void bareJdbcPostgresSixteenCallers(PostgresBare b, BareCaller c) throws SQLException {
         c.call(b);
@@ -544,6 +559,9 @@ public class DurableStoreBenchmark {
      * call, so half of this bounds what any client could record through this server.
      */
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(4)
     @OperationsPerInvocation(ROWS_PER_COMMIT)
     public void bareJdbcPostgresRowsFourWriters(PostgresBare b, BareCaller c) throws SQLException {
@@ -552,12 +570,18 @@ public class DurableStoreBenchmark {
 
     /** The store alone, without the executor: a mark, then its completion, as the executor writes them. */
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(16)
     public void storePostgresSixteenCallers(PostgresExecutor p, Ids ids) {
         p.markAndComplete(ids);
     }
 
     @Benchmark
+    // A report-only or diagnostic row: shorter iterations than the rows with a target.
+    @Warmup(iterations = 2, time = 1)
+    @Measurement(iterations = 3, time = 1)
     @Threads(1)
     public void inMemoryOneThread(InMemory m, Ids ids) {
         m.store.append(ids.nextRecord());

@@ -43,8 +43,8 @@ import tools.jackson.databind.json.JsonMapper;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
 public class PolicyGateBenchmark {
     private Path root;
     private ToolContext context;

@@ -65,16 +65,17 @@ import org.openjdk.jmh.annotations.Warmup;
  * once, and waits for the exit; they read no output ({@code /bin/true} writes none).
  *
  * <p>Sample mode (each call timed), in milliseconds: a call costs milliseconds, so time-boxed
- * iterations of 2 s give hundreds to thousands of samples each. About 15 s per cold method; the warm
- * and 20-command methods run shorter iterations, about one more minute for the six. Needs bubblewrap: {@link #main} is the preflight {@code run.sh} uses to leave this
+ * iterations of 2 s give hundreds to thousands of samples each. About 12 s per cold method (3 x 1 s
+ * warm-up, 4 x 2 s); the warm methods run 2 x 1 s and 5 x 1 s, the report-only 20-command ones 1 x 1 s
+ * and 3 x 1 s. Needs bubblewrap: {@link #main} is the preflight {@code run.sh} uses to leave this
  * class out, loudly, where the rung is unavailable (and to fail instead under {@code CI=true}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
-@Warmup(iterations = 4, time = 1)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 4, time = 2)
 public class SandboxBenchmark {
     static final List<String> TRUE = List.of("/bin/true");
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -245,24 +246,24 @@ public class SandboxBenchmark {
 
     /** Twenty short commands ({@link SandboxRungs#MIX}) in one workspace, warm, on the bubblewrap rung. */
     @Benchmark
-    @Warmup(iterations = 2, time = 1)
-    @Measurement(iterations = 5, time = 1)
+    @Warmup(iterations = 1, time = 1)
+    @Measurement(iterations = 3, time = 1)
     public int twentyCommandsBubblewrapWarm(SandboxRungs.WarmBubblewrap s) {
         return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
     }
 
     /** The same twenty commands, cold, on the bubblewrap rung. */
     @Benchmark
-    @Warmup(iterations = 2, time = 1)
-    @Measurement(iterations = 5, time = 1)
+    @Warmup(iterations = 1, time = 1)
+    @Measurement(iterations = 3, time = 1)
     public int twentyCommandsBubblewrapCold(SandboxRungs.ColdBubblewrap s) {
         return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
     }
 
     /** The same twenty commands, warm, on the container rung. */
     @Benchmark
-    @Warmup(iterations = 2, time = 1)
-    @Measurement(iterations = 5, time = 1)
+    @Warmup(iterations = 1, time = 1)
+    @Measurement(iterations = 3, time = 1)
     public int twentyCommandsContainerWarm(SandboxRungs.WarmContainer s) {
         return SandboxRungs.runMix(s.sandbox, s.workspace, s.tier);
     }

@@ -34,8 +34,8 @@ import tools.jackson.databind.JsonNode;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
 public class SchemaValidationBenchmark {
     /** The executor's validation settings, as {@code ToolExecutor} builds them. */
     private static final ExecutionConfig VALIDATION = ExecutionConfig.builder()
