@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole JMH suite and writes benchmarks/results/latest.md and latest.json.
 #
-#   benchmarks/run.sh                 the full run (about 10 minutes on 2 cores, build included)
+#   benchmarks/run.sh                 the full run (about 14 minutes on 2 cores, build included; the budget is 10)
 #   benchmarks/run.sh --smoke         one short iteration of everything, to prove each benchmark runs;
 #                                     written to benchmarks/target/smoke/, never to results/
 #   benchmarks/run.sh [--smoke] [--out DIR] [JMH ARGS...]

@@ -92,17 +92,18 @@ final class SuiteRows {
             new Row("sandbox.bwrap", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs the same argv bare",
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "bareBubblewrapProcess",
                     Metric.SCORE, List.of(new RatioAtMost(1.05, false)), null,
-                    "the uid lease and the write root's hand-over (a stat of each entry), and the supervisor's reader"
-                            + " threads (~0.15 ms); between two forks, drift of a spawn can exceed 5%: check with"
-                            + " SandboxBenchmark --paired (open item 4)"),
+                    "the write root's hand-over (0.12 ms), the supervisor's readers (0.1-0.4 ms) and about 1 ms not yet"
+                            + " found (paired: 1.15x); between two forks the spawn itself drifts by up to a third here:"
+                            + " check with SandboxBenchmark --paired (open item 4)"),
             new Row("sandbox.minimal", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs a minimal hardened"
                     + " bwrap line (--unshare-all --cap-drop ALL --die-with-parent --new-session, /usr and its links,"
                     + " /proc /dev /tmp, --clearenv)",
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "minimalHardenedBwrap",
                     Metric.SCORE, List.of(new RatioAtMost(1.2, false)), null,
-                    "the launcher (dash) and toolyard-warm --exec-once are two execs of about 0.5 ms each (three, with"
-                            + " setpriv and env -i, in a build without toolyard-warm); the /etc snapshot, /proc/sys, the"
-                            + " workspace and toolyard-warm four mounts"),
+                    "three execs (bubblewrap, toolyard-warm --exec-once, which switches to the lent uid, the command)"
+                            + " to the minimal line's two, about 0.6 ms each, and the mounts it lacks (the /etc snapshot,"
+                            + " /proc/sys, the /proc masks, the workspace, the helper, --remount-ro): the line alone is 1.3x"
+                            + " the minimal one; paired, 1.45x (open item 4)"),
             new Row("sandbox.bare_spawn", "TieredSandbox.runIsolated([\"/bin/true\"]), bubblewrap rung, vs a bare /bin/true (report)",
                     SANDBOX + "runIsolatedBubblewrap", SANDBOX + "bareTrue", Metric.SCORE, List.of(), null, null),
             new Row("sandbox.bare_true", "bubblewrap's own cost: the library's bwrap argv vs a bare /bin/true (report)",
