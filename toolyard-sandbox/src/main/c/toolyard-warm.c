@@ -212,6 +212,16 @@ static void set_limit(int resource, rlim_t value, const char *name) {
     }
 }
 
+/* The command's limits, soft and hard, while still root: no core file, and the five of the command line. */
+static void set_command_limits(void) {
+    set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
+    set_limit(RLIMIT_CPU, cpu_seconds, "RLIMIT_CPU");
+    set_limit(RLIMIT_AS, as_bytes, "RLIMIT_AS");
+    set_limit(RLIMIT_FSIZE, fsize_bytes, "RLIMIT_FSIZE");
+    set_limit(RLIMIT_NOFILE, nofile, "RLIMIT_NOFILE");
+    set_limit(RLIMIT_NPROC, nproc, "RLIMIT_NPROC");
+}
+
 /* Empties this process's capability bounding set: 0 on success. Capabilities are numbered without gaps, so
  * the first EINVAL is past the kernel's last one. The supervisor does it once at start (it never executes
  * anything itself, and what it forks inherits the empty set), so a warm command's child does not pay for 41
@@ -334,12 +344,7 @@ static void run_child(char **argv, char **envp, int out_w, int err_w) {
         child_fail("setting up the standard streams");
     }
     (void) syscall(SYS_close_range, 3, ~0u, 0); /* where it fails (gVisor: ENOSYS, or EINVAL), the exec closes them */
-    set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
-    set_limit(RLIMIT_CPU, cpu_seconds, "RLIMIT_CPU");
-    set_limit(RLIMIT_AS, as_bytes, "RLIMIT_AS");
-    set_limit(RLIMIT_FSIZE, fsize_bytes, "RLIMIT_FSIZE");
-    set_limit(RLIMIT_NOFILE, nofile, "RLIMIT_NOFILE");
-    set_limit(RLIMIT_NPROC, nproc, "RLIMIT_NPROC");
+    set_command_limits();
     drop_to_sandbox_ids();
     if (extra_filter.len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &extra_filter, 0, 0) != 0) {
         child_fail("loading the warm seccomp program");
@@ -1315,6 +1320,26 @@ static void run_one(char **argv, char **envp) {
     frame(TY_TAG_EXIT, x, TY_EXIT_BYTES);
 }
 
+/* UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC, in a[0..6]: the same in both modes. */
+static void parse_ids_and_limits(char **a) {
+    uid = (uid_t) parse_limit(a[0], "uid");
+    gid = (gid_t) parse_limit(a[1], "gid");
+    cpu_seconds = parse_limit(a[2], "cpu seconds");
+    as_bytes = parse_limit(a[3], "address space");
+    fsize_bytes = parse_limit(a[4], "file size");
+    nofile = parse_limit(a[5], "open files");
+    nproc = parse_limit(a[6], "process count");
+}
+
+/* Whether uid, gid and write_root may be used: 1, or a message and 0. */
+static int ids_and_write_root_allowed(void) {
+    if (uid == 0 || gid == 0 || write_root[0] != '/') {
+        dprintf(2, "toolyard-warm: the command must not run as root, and the write root must be absolute\n");
+        return 0;
+    }
+    return 1;
+}
+
 /* A hex digit's value, or -1. */
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') {
@@ -1385,16 +1410,9 @@ static int exec_once(int argc, char **argv) {
                    "[NAME=VALUE...] -- COMMAND [ARG...]\n");
         return 2;
     }
-    uid = (uid_t) parse_limit(argv[0], "uid");
-    gid = (gid_t) parse_limit(argv[1], "gid");
-    cpu_seconds = parse_limit(argv[2], "cpu seconds");
-    as_bytes = parse_limit(argv[3], "address space");
-    fsize_bytes = parse_limit(argv[4], "file size");
-    nofile = parse_limit(argv[5], "open files");
-    nproc = parse_limit(argv[6], "process count");
+    parse_ids_and_limits(argv);
     write_root = argv[8];
-    if (uid == 0 || gid == 0 || write_root[0] != '/') {
-        dprintf(2, "toolyard-warm: the command must not run as root, and the write root must be absolute\n");
+    if (!ids_and_write_root_allowed()) {
         return 2;
     }
     if (parse_filter(argv[7]) != 0) {
@@ -1410,12 +1428,7 @@ static int exec_once(int argc, char **argv) {
     argv[sep] = NULL; /* ends the environment; argv's own NULL ends the command */
     char **envp = argv + 9;
     char **command = argv + sep + 1;
-    set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
-    set_limit(RLIMIT_CPU, cpu_seconds, "RLIMIT_CPU");
-    set_limit(RLIMIT_AS, as_bytes, "RLIMIT_AS");
-    set_limit(RLIMIT_FSIZE, fsize_bytes, "RLIMIT_FSIZE");
-    set_limit(RLIMIT_NOFILE, nofile, "RLIMIT_NOFILE");
-    set_limit(RLIMIT_NPROC, nproc, "RLIMIT_NPROC");
+    set_command_limits();
     drop_to_sandbox_ids();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
         child_fail("setting the parent-death signal");
@@ -1441,18 +1454,11 @@ int main(int argc, char **argv) {
         dprintf(2, "usage: toolyard-warm UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC WRITE_ROOT WIPE_DIR...\n");
         return 2;
     }
-    uid = (uid_t) parse_limit(argv[1], "uid");
-    gid = (gid_t) parse_limit(argv[2], "gid");
-    cpu_seconds = parse_limit(argv[3], "cpu seconds");
-    as_bytes = parse_limit(argv[4], "address space");
-    fsize_bytes = parse_limit(argv[5], "file size");
-    nofile = parse_limit(argv[6], "open files");
-    nproc = parse_limit(argv[7], "process count");
+    parse_ids_and_limits(argv + 1);
     write_root = argv[8];
     wipe_dirs = argv + 9;
     wipe_count = argc - 9;
-    if (uid == 0 || gid == 0 || write_root[0] != '/') {
-        dprintf(2, "toolyard-warm: the command must not run as root, and the write root must be absolute\n");
+    if (!ids_and_write_root_allowed()) {
         return 2;
     }
     if (getpid() != 1 || geteuid() != 0) {
