@@ -98,7 +98,7 @@ public final class BwrapCommand {
     public static List<String> argv(Tools tools, HostLayout layout, ResourceLimits limits, BindSet binds,
             Map<String, String> env, List<String> command, Run run, long nproc) {
         boolean root = run.runAs().isPresent();
-        boolean oneExec = root && tools.coldHelper().isPresent();
+        boolean oneExec = helperSetsTheLimits(tools, root);
         if (root && !oneExec && tools.setpriv().isEmpty()) {
             throw new IllegalArgumentException("switching to the sandbox uid needs setpriv");
         }
@@ -147,6 +147,15 @@ public final class BwrapCommand {
             throw new IllegalStateException("the seccomp program " + file + " is " + b.length + " bytes, not whole instructions");
         }
         return b;
+    }
+
+    /**
+     * @param root whether this process is root (commands run as a lent uid)
+     * @return whether a cold run's line is bubblewrap and {@code toolyard-warm --exec-once}, which sets the
+     *     limits and loads the seccomp program, rather than the launcher's
+     */
+    static boolean helperSetsTheLimits(Tools tools, boolean root) {
+        return root && tools.coldHelper().isPresent();
     }
 
     /** Where a warm sandbox's supervisor is bound, read-only, inside. */

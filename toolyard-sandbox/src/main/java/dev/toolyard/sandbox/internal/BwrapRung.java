@@ -70,7 +70,7 @@ public final class BwrapRung implements Rung {
     @Override
     public Map<String, String> enforcement() {
         Map<String, String> m = new LinkedHashMap<>();
-        String by = ids.isPresent() && tools.coldHelper().isPresent() ? "toolyard-warm --exec-once" : "the launcher's ulimit";
+        String by = BwrapCommand.helperSetsTheLimits(tools, ids.isPresent()) ? "toolyard-warm --exec-once" : "the launcher's ulimit";
         m.put("cpuSeconds", "RLIMIT_CPU, set by " + by + " (SIGKILL at the limit)");
         m.put("memoryBytes", "RLIMIT_AS per process, set by " + by + " (whole KiB)");
         m.put("fileSizeBytes", "RLIMIT_FSIZE, set by " + by + " (whole 512-byte blocks)");

@@ -12,12 +12,12 @@ import java.util.TreeMap;
  * How the limits and the environment reach a command.
  *
  * <ul>
- *   <li>Bubblewrap rung: a launcher, {@code dash -c '<fixed script>'}, applies every limit to itself
- *       with the shell's own {@code ulimit} (no extra program), opens the seccomp program on
- *       descriptor 9 for bubblewrap's {@code --seccomp 9}, and replaces itself with the rest of the
- *       command line. Limits and descriptors are inherited across {@code exec}, so bubblewrap and
- *       everything it starts run under them. Everything variable is a positional argument of the
- *       script, never part of its text.</li>
+ *   <li>Bubblewrap rung, unless {@code toolyard-warm --exec-once} does it (below): a launcher,
+ *       {@code dash -c '<fixed script>'}, applies every limit to itself with the shell's own
+ *       {@code ulimit} (no extra program), opens the seccomp program on descriptor 9 for bubblewrap's
+ *       {@code --seccomp 9}, and replaces itself with the rest of the command line. Limits and
+ *       descriptors are inherited across {@code exec}, so bubblewrap and everything it starts run under
+ *       them. Everything variable is a positional argument of the script, never part of its text.</li>
  *   <li>Container rung: {@code prlimit} inside the container.</li>
  *   <li>Both: {@code env -i} with exactly the allowlisted environment, last before the command
  *       (bubblewrap sets {@code PWD} after any clearing it offers, and engines add variables of their
