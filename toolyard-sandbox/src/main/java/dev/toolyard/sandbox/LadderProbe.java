@@ -23,7 +23,8 @@ import java.util.function.Function;
 /**
  * The probe of one {@link TieredSandbox}: climbs (or surveys) the ladder and turns what it found into
  * an {@link IsolationReport}; and the sandbox's private files (the seccomp filter, the {@code /etc}
- * snapshot, the warm supervisor), written once for the probe and every survey. Thread-safe.
+ * snapshot, the warm supervisor), looked up once for the probe and every survey: every sandbox of the
+ * JVM shares them while their content is the same ({@link SandboxFiles#shared}). Thread-safe.
  */
 final class LadderProbe {
     private static final System.Logger LOG = System.getLogger(LadderProbe.class.getName());
@@ -91,7 +92,7 @@ final class LadderProbe {
         return new Probed(report, climb.rung().orElse(null));
     }
 
-    /** @return the sandbox's private files, written on the first call; empty (and logged) if they cannot be */
+    /** @return the sandbox's private files, looked up (or written) on the first call; empty (and logged) if they cannot be */
     Optional<SandboxFiles> files() {
         synchronized (filesLock) {
             if (files == null) {
@@ -121,7 +122,7 @@ final class LadderProbe {
             gvisorProfile = Optional.empty();
         }
         try {
-            return Optional.of(SandboxFiles.write(HostLayout.inspect(), program, profile, gvisorProfile));
+            return Optional.of(SandboxFiles.shared(HostLayout.inspect(), program, profile, gvisorProfile));
         } catch (IOException | UncheckedIOException e) {
             LOG.log(System.Logger.Level.WARNING, "could not write the sandbox's private files; /etc entries are bound "
                     + "one by one and no seccomp filter is loaded: " + e);

@@ -9,6 +9,7 @@ import dev.toolyard.SandboxPaths;
 import dev.toolyard.spi.SubprocessResult;
 import dev.toolyard.sandbox.internal.BindSet;
 import dev.toolyard.sandbox.internal.Ladder;
+import dev.toolyard.sandbox.internal.SandboxFiles;
 import dev.toolyard.sandbox.internal.SandboxIds;
 import dev.toolyard.sandbox.internal.Supervisor;
 import dev.toolyard.sandbox.internal.WarmBinary;
@@ -425,6 +426,11 @@ public final class TieredSandbox implements Sandbox, AutoCloseable {
     @Override
     public void close() {
         warm.close();
+    }
+
+    /** For tests: the private directory this sandbox's runs use (shared by every sandbox of this JVM); empty when it could not be written. */
+    Optional<Path> privateDirectory() {
+        return ladder.files().map(SandboxFiles::directory);
     }
 
     /** For tests: the commands a warm sandbox answered so far; 0 when warm mode is off or unused. */

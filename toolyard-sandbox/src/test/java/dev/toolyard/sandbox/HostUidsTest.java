@@ -19,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,9 +106,10 @@ class HostUidsTest {
         List<Path> c = workspaces("c", 2);
         List<Process> children = new ArrayList<>();
         try {
-            Process jvmA = child(tier, token, a, "a");
+            Path tmpOfAAndC = tmp.resolve("java-tmp-a-and-c");
+            Process jvmA = child(tier, token, a, "a", tmpOfAAndC);
             children.add(jvmA);
-            Process jvmB = child(tier, token, b, "b");
+            Process jvmB = child(tier, token, b, "b", tmp.resolve("java-tmp-b"));
             children.add(jvmB);
             Set<Integer> uidsA = uids(a);
             Set<Integer> uidsB = uids(b);
@@ -131,7 +133,11 @@ class HostUidsTest {
             for (int uid : uidsA) {
                 assertThat(lockable(uid)).as("the kernel dropped the killed JVM's lock on uid %d", uid).isTrue();
             }
-            children.add(child(tier, token, c, "c"));
+            List<Path> leftByA = privateDirectories(tmpOfAAndC);
+            assertThat(leftByA).as("the killed JVM could not remove its private directory").hasSize(1);
+            children.add(child(tier, token, c, "c", tmpOfAAndC));
+            assertThat(privateDirectories(tmpOfAAndC)).as("the next JVM removed the killed one's and wrote its own")
+                    .hasSize(1).doesNotContainAnyElementsOf(leftByA);
             Set<Integer> uidsC = uids(c);
             int lowestOfA = uidsA.iterator().next();
             // A new JVM is lent the lowest free uids: the killed JVM's, or lower ones this JVM released meanwhile.
@@ -181,10 +187,11 @@ class HostUidsTest {
         return out;
     }
 
-    private Process child(IsolationTier tier, String token, List<Path> workspaces, String name)
+    private Process child(IsolationTier tier, String token, List<Path> workspaces, String name, Path javaTmp)
             throws IOException, InterruptedException {
+        Files.createDirectories(javaTmp);
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), UidChild.class.getName(), tier.name(), token));
+                "-Djava.io.tmpdir=" + javaTmp, "-cp", System.getProperty("java.class.path"), UidChild.class.getName(), tier.name(), token));
         workspaces.forEach(w -> cmd.add(w.toString()));
         Path log = tmp.resolve(name + ".txt");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -193,6 +200,12 @@ class HostUidsTest {
             assertThat(w.resolve("uid")).as("JVM %s said: %s", name, Files.readString(log)).exists();
         }
         return p;
+    }
+
+    private static List<Path> privateDirectories(Path javaTmp) throws IOException {
+        try (Stream<Path> s = Files.list(javaTmp)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("toolyard-sandbox-")).toList();
+        }
     }
 
     private static Set<Integer> uids(List<Path> workspaces) throws IOException {

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -673,6 +674,26 @@ class TieredSandboxTest {
             assertThat(report.rungs().get(2).why()).contains("canary /bin/true exited 0");
             assertThat(report.canaryCommand()).contains("--unshare-pid", "--unshare-net", "--remount-ro").endsWith("/bin/true");
             assertThat(report.describe()).contains("tier: bwrap", "podman", "docker", "bwrap", "TAKEN", "limits unenforced:");
+        }
+
+        @Test
+        void sandboxesBuiltOneAfterAnotherInOneJvmShareOnePrivateDirectoryAndAClosedOneStillRunsCold() throws IOException {
+            Set<Path> dirs = new HashSet<>();
+            Path work = writeRoot();
+            for (int i = 0; i < 5; i++) {
+                try (TieredSandbox sandbox = Hosts.builder(IsolationTier.BWRAP, LIMITS).warm(i % 2 == 1).build()) {
+                    Hosts.require(sandbox.isolationTier() == IsolationTier.BWRAP, "bubblewrap is not available:\n"
+                            + sandbox.report());
+                    SubprocessResult r = sandbox.runIsolated(List.of("/bin/true"), SandboxPaths.of(work), TIMEOUT, null);
+                    assertThat(r.exitCode()).isZero();
+                    dirs.add(sandbox.privateDirectory().orElseThrow());
+                    sandbox.close();
+                    assertThat(sandbox.runIsolated(List.of("/bin/true"), SandboxPaths.of(work), TIMEOUT, null).exitCode())
+                            .as("a closed sandbox's later runs are cold, and its files are still there").isZero();
+                }
+            }
+            assertThat(dirs).hasSize(1);
+            assertThat(dirs.iterator().next().resolve("etc/passwd")).exists();
         }
 
         @Test

@@ -8,8 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SandboxFilesTest {
     private static String mode(Path p) throws IOException {
@@ -60,5 +66,120 @@ class SandboxFilesTest {
         } finally {
             files.delete();
         }
+    }
+
+    @Test
+    void theSandboxesOfOneJvmShareOneDirectoryUntilAnEtcEntryChangesThenTheNextGetsANewSnapshot(@TempDir Path host)
+            throws IOException {
+        Path passwd = Files.writeString(host.resolve("passwd"), "root:x:0:0::/root:/bin/sh\n");
+        Path alternatives = Files.createDirectory(host.resolve("alternatives"));
+        Files.createSymbolicLink(alternatives.resolve("awk"), Path.of("/usr/bin/mawk"));
+        HostLayout real = HostLayout.inspect();
+        HostLayout layout = new HostLayout(real.usr(), real.topLevel(), List.of(passwd, alternatives), real.procReadOnly(),
+                real.procMasked(), real.procMaskedUnprivileged());
+        byte[] program = {1, 2, 3, 4, 5, 6, 7, 8};
+        SandboxFiles first = SandboxFiles.shared(layout, Optional.of(program), Optional.of("{}"), Optional.empty());
+        SandboxFiles changed = null;
+        SandboxFiles otherProgram = null;
+        try {
+            assertThat(SandboxFiles.shared(layout, Optional.of(program.clone()), Optional.of("{}"), Optional.empty()))
+                    .as("the same content: the same directory").isSameAs(first);
+            otherProgram = SandboxFiles.shared(layout, Optional.of(new byte[] {8, 7, 6, 5, 4, 3, 2, 1}), Optional.of("{}"),
+                    Optional.empty());
+            assertThat(otherProgram.directory()).as("another filter: a directory of its own").isNotEqualTo(first.directory());
+
+            Files.writeString(passwd, "root:x:0:0::/root:/bin/sh\nsvc:x:1:1::/:/bin/false\n");
+            Files.setLastModifiedTime(passwd, FileTime.from(Instant.now().plusSeconds(5)));
+            changed = SandboxFiles.shared(layout, Optional.of(program), Optional.of("{}"), Optional.empty());
+            assertThat(changed.directory()).isNotEqualTo(first.directory());
+            assertThat(Files.readString(changed.etcSnapshot().resolve("passwd"))).contains("svc:x:1:1");
+            assertThat(Files.readString(first.etcSnapshot().resolve("passwd")))
+                    .as("a sandbox probed before the change keeps its snapshot").doesNotContain("svc");
+            assertThat(Files.readSymbolicLink(changed.etcSnapshot().resolve("alternatives/awk"))).isEqualTo(Path.of("/usr/bin/mawk"));
+
+            first.delete();
+            SandboxFiles again = SandboxFiles.shared(layout, Optional.of(program), Optional.of("{}"), Optional.empty());
+            assertThat(again).as("a removed directory is written again").isSameAs(changed);
+        } finally {
+            first.delete();
+            if (changed != null) {
+                changed.delete();
+            }
+            if (otherProgram != null) {
+                otherProgram.delete();
+            }
+        }
+    }
+
+    @Test
+    void aDirectoryLeftByAProcessThatEndedIsRemovedAndOneWhoseProcessLivesOrThatIsNotYetMarkedIsKept(@TempDir Path tmp)
+            throws Exception {
+        Path victim = Files.writeString(Files.createDirectory(tmp.resolve("elsewhere")).resolve("keep-me"), "x");
+        Path dead = leftBehind(tmp, "toolyard-sandbox-dead", true);
+        Files.createDirectories(dead.resolve("w-1/nested"));
+        Files.createSymbolicLink(dead.resolve("link"), victim.getParent());
+        Files.createSymbolicLink(dead.resolve("w-1/file-link"), victim);
+        Path alive = leftBehind(tmp, "toolyard-sandbox-alive", true);
+        Path unmarked = leftBehind(tmp, "toolyard-sandbox-unmarked", false);
+        Path target = leftBehind(tmp, "not-a-sandbox", true);
+        Path link = Files.createSymbolicLink(tmp.resolve("toolyard-sandbox-link"), target);
+        Path otherName = leftBehind(tmp, "toolyard-warm-survey-x", true);
+
+        Process holder = new ProcessBuilder("python3", "-c", "import fcntl, sys, time\n"
+                + "f = open(sys.argv[1], 'r+')\nfcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\nprint('held', flush=True)\n"
+                + "time.sleep(120)\n", alive.resolve(SandboxFiles.LOCK).toString()).redirectErrorStream(true).start();
+        try {
+            assertThat(new String(holder.getInputStream().readNBytes(4), StandardCharsets.UTF_8)).isEqualTo("held");
+
+            assertThat(SandboxFiles.removeLeftBehind(tmp)).isEqualTo(1);
+            assertThat(dead).doesNotExist();
+            assertThat(victim).as("nothing in a removed directory is followed").exists();
+            assertThat(alive.resolve(SandboxFiles.LOCKED)).as("its process holds the lock").exists();
+            assertThat(unmarked.resolve(SandboxFiles.LOCK)).as("not yet marked: another JVM may be writing it").exists();
+            assertThat(target.resolve(SandboxFiles.LOCKED)).as("a link is not a directory of ours").exists();
+            assertThat(link).isSymbolicLink();
+            assertThat(otherName.resolve(SandboxFiles.LOCKED)).as("another prefix").exists();
+        } finally {
+            holder.destroyForcibly();
+            assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(SandboxFiles.removeLeftBehind(tmp)).as("its process has ended").isEqualTo(1);
+        assertThat(alive).doesNotExist();
+        assertThat(unmarked).exists();
+    }
+
+    @Test
+    void thisJvmsOwnDirectoriesAreNeverTakenForLeftBehind() throws IOException {
+        SandboxFiles files = SandboxFiles.write(HostLayout.inspect(), Optional.empty(), Optional.empty());
+        try {
+            assertThat(files.directory().getFileName().toString()).startsWith(SandboxFiles.PREFIX);
+            assertThat(files.directory().resolve(SandboxFiles.LOCKED)).exists();
+            SandboxFiles.removeLeftBehind(files.directory().getParent());
+            assertThat(files.etcSnapshot().resolve("passwd")).exists();
+        } finally {
+            files.delete();
+        }
+    }
+
+    @Test
+    void aLeftBehindDirectoryOfAnotherUserIsKept(@TempDir Path tmp) throws IOException {
+        Assumptions.assumeTrue(Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid")),
+                "needs root, to give a directory to another user");
+        Path theirs = leftBehind(tmp, "toolyard-sandbox-theirs", true);
+        for (Path p : List.of(theirs.resolve(SandboxFiles.LOCK), theirs.resolve(SandboxFiles.LOCKED), theirs)) {
+            Files.setAttribute(p, "unix:uid", 4242, LinkOption.NOFOLLOW_LINKS);
+        }
+        assertThat(SandboxFiles.removeLeftBehind(tmp)).isZero();
+        assertThat(theirs.resolve(SandboxFiles.LOCKED)).exists();
+    }
+
+    private static Path leftBehind(Path tmp, String name, boolean marked) throws IOException {
+        Path d = Files.createDirectory(tmp.resolve(name));
+        Files.writeString(d.resolve(SandboxFiles.LOCK), "");
+        if (marked) {
+            Files.writeString(d.resolve(SandboxFiles.LOCKED), "");
+        }
+        Files.writeString(d.resolve("seccomp.bpf"), "12345678");
+        return d;
     }
 }
