@@ -1,5 +1,11 @@
 package dev.toolyard.acceptance;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
 /** Counts claims, prints each, and exits non-zero when any failed. */
 final class Checks {
     private final String name;
@@ -18,6 +24,19 @@ final class Checks {
             failed++;
             System.out.println("  FAIL  " + claim);
         }
+    }
+
+    /** @return a new temporary directory, removed with everything in it when this JVM exits */
+    static Path tempDirectory(String prefix) throws IOException {
+        Path dir = Files.createTempDirectory(prefix);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (Stream<Path> walk = Files.walk(dir)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException | RuntimeException e) {
+                System.err.println("could not remove " + dir + ": " + e);
+            }
+        }));
+        return dir;
     }
 
     void exit() {

@@ -34,7 +34,7 @@ public final class RegisterAndExecute {
                 "dev.toolyard.store.jdbc.JdbcToolCallStore", "org.junit.jupiter.api.Test")) {
             checks.that(!loadable(other), "the class path holds core's dependencies only (" + other + " absent)");
         }
-        Path root = Files.createTempDirectory("toolyard-acceptance-core");
+        Path root = Checks.tempDirectory("toolyard-acceptance-core");
         Files.writeString(root.resolve("today.md"), "buy milk");
         ToolSpec spec = ToolSpec.builder("read_notes")
                 .description("Read one note from the workspace.")

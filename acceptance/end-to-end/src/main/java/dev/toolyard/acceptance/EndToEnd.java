@@ -56,7 +56,7 @@ public final class EndToEnd {
 
     /** (b) a refused unlisted tool, a path escape and a successful sandboxed run_command, all recorded. */
     private static void trajectory(Checks checks) throws Exception {
-        Path dir = Files.createTempDirectory("toolyard-acceptance-e2e");
+        Path dir = Checks.tempDirectory("toolyard-acceptance-e2e");
         Path work = Files.createDirectories(dir.resolve("work"));
         TieredSandbox sandbox = TieredSandbox.builder().build();
         ToolRegistry registry = new ToolRegistry();
@@ -98,11 +98,11 @@ public final class EndToEnd {
 
     /** (c) with no tier visible (a narrowed "which"), run_command refuses and the record says why. */
     private static void noTierVisible(Checks checks) throws Exception {
-        Path work = Files.createTempDirectory("toolyard-acceptance-c");
+        Path work = Checks.tempDirectory("toolyard-acceptance-c");
         TieredSandbox blind = TieredSandbox.builder().which(name -> Optional.empty()).build();
         ToolRegistry registry = new ToolRegistry();
         registry.register(BuiltinTools.runCommand(blind));
-        Path db = Files.createTempDirectory("toolyard-acceptance-c-db").resolve("records.db");
+        Path db = Checks.tempDirectory("toolyard-acceptance-c-db").resolve("records.db");
         try (JdbcToolCallStore store = JdbcToolCallStore.sqlite(db)) {
             ToolExecutor executor = ToolExecutor.builder(registry, blind).allowlist(Set.of("run_command"))
                     .store(store).build();
@@ -180,7 +180,7 @@ public final class EndToEnd {
             }
             count++;
             String className = name.group(1);
-            Path dir = Files.createTempDirectory("toolyard-readme");
+            Path dir = Checks.tempDirectory("toolyard-readme");
             Path file = dir.resolve(className + ".java");
             Files.writeString(file, source);
             ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The syscall probe the isolation tests run inside a sandbox ({@code seccomp/syscall_probe.py}), and
@@ -416,12 +418,21 @@ public final class SyscallProbe {
                 hostAbi = Map.of();
             } else {
                 Path dir = Files.createTempDirectory("toolyard-abi-probe-");
-                install(dir, abi);
-                Process p = new ProcessBuilder(command(dir)).redirectErrorStream(true).start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("the ABI probe failed on the host: " + out);
+                String out;
+                try {
+                    install(dir, abi);
+                    Process p = new ProcessBuilder(command(dir)).redirectErrorStream(true).start();
+                    out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                        p.destroyForcibly();
+                        throw new IllegalStateException("the ABI probe failed on the host: " + out);
+                    }
+                } finally {
+                    try (Stream<Path> left = Files.walk(dir)) {
+                        for (Path f : (Iterable<Path>) left.sorted(Comparator.reverseOrder())::iterator) {
+                            Files.deleteIfExists(f);
+                        }
+                    }
                 }
                 Map<String, String> got = parse(out);
                 if (!got.keySet().equals(abi.stream().map(Request::label).collect(Collectors.toSet()))) {
