@@ -43,7 +43,7 @@ final class HandlerRunner {
     private static Outcome onCallersThread(ToolHandler handler, ToolArgs args, ToolContext context, long limitNanos) {
         long begin = System.nanoTime();
         Deadlines deadlines = Deadlines.shared(); // its watchdog thread starts on first use
-        Deadlines.Slot slot = deadlines.arm(limitNanos);
+        Deadlines.Slot slot = deadlines.arm(begin, limitNanos);
         Outcome outcome;
         try {
             outcome = Outcome.returned(handler.handle(args, context));

@@ -69,7 +69,7 @@ public final class CorePaired {
         return (System.nanoTime() - start) / (double) times;
     }
 
-    private static void pair(String label, Runnable figure, int figureTimes, Runnable baseline, int baselineTimes,
+    static void pair(String label, Runnable figure, int figureTimes, Runnable baseline, int baselineTimes,
             int blocks) {
         for (int i = 0; i < 2_000; i++) { // warm-up
             block(figure, figureTimes);
