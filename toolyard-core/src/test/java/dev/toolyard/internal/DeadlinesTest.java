@@ -27,6 +27,23 @@ class DeadlinesTest {
     }
 
     @Test
+    void aDeadlineCountsFromTheTimeItIsGivenNotFromWhenItIsArmed() throws Exception {
+        long from = System.nanoTime() - 300_000_000L;
+        // 200 ms from a time 300 ms ago: already past, so it fires, and its deadline is from + 200 ms.
+        Deadlines.Slot slot = deadlines.arm(from, 200_000_000L);
+        assertThat(slot.deadline).isEqualTo(from + 200_000_000L);
+        boolean interrupted = false;
+        try {
+            Thread.sleep(600_000);
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        assertThat(interrupted).isTrue();
+        assertThat(deadlines.disarm(slot)).isTrue();
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    }
+
+    @Test
     void aDisarmedDeadlineNeverInterruptsLater() throws Exception {
         for (int i = 0; i < 10_000; i++) {
             assertThat(deadlines.disarm(deadlines.arm(1_000_000_000L))).isFalse();
