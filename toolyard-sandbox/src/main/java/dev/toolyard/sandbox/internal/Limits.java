@@ -173,11 +173,17 @@ final class Limits {
      */
     static List<String> execOnce(SandboxIds.Pair ids, ResourceLimits limits, long nproc, Optional<byte[]> seccompProgram,
             Path writeRoot, Map<String, String> env) {
+        return execOnceWithHex(ids, limits, nproc, seccompProgram.map(Limits::hex), writeRoot, env);
+    }
+
+    /** As {@link #execOnce}, given the seccomp program already in hex ({@link #hex}). */
+    static List<String> execOnceWithHex(SandboxIds.Pair ids, ResourceLimits limits, long nproc,
+            Optional<String> seccompHex, Path writeRoot, Map<String, String> env) {
         List<String> a = new ArrayList<>(11 + env.size());
         a.add("--exec-once");
         List<String> idsAndLimits = warmSupervisorArguments(ids, limits, true, nproc, writeRoot, List.of());
         a.addAll(idsAndLimits.subList(0, idsAndLimits.size() - 1)); // UID GID and the five limits, as the warm supervisor's
-        a.add(seccompProgram.map(Limits::hex).orElse("-"));
+        a.add(seccompHex.orElse("-"));
         a.add(writeRoot.toString());
         for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
             a.add(e.getKey() + "=" + e.getValue());
