@@ -10,17 +10,20 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -355,17 +358,51 @@ public final class SandboxFiles {
         }
     }
 
+    /**
+     * Removes {@code dir} and what is in it through directory descriptors, each opened without following a
+     * link and each entry removed relative to its directory's: a directory swapped for a link while it is
+     * being removed leads nowhere else. What cannot be removed is left in the temporary directory.
+     */
     private static void deleteTree(Path dir) {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // left in the temporary directory
-                }
-            });
+        Path parent = dir.getParent();
+        Path name = dir.getFileName();
+        if (parent == null || name == null) {
+            return;
+        }
+        try (DirectoryStream<Path> up = Files.newDirectoryStream(parent)) {
+            if (!(up instanceof SecureDirectoryStream<Path> secureUp)) {
+                LOG.log(System.Logger.Level.DEBUG, "no secure directory streams here: " + dir + " is left in place");
+                return;
+            }
+            try (SecureDirectoryStream<Path> d = secureUp.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                empty(d);
+            }
+            secureUp.deleteDirectory(name);
         } catch (IOException e) {
-            // as above
+            // left in the temporary directory
+        }
+    }
+
+    private static void empty(SecureDirectoryStream<Path> d) {
+        List<Path> names = new ArrayList<>();
+        for (Path p : d) {
+            names.add(p.getFileName());
+        }
+        for (Path n : names) {
+            try {
+                BasicFileAttributes a = d.getFileAttributeView(n, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                        .readAttributes();
+                if (a.isDirectory()) {
+                    try (SecureDirectoryStream<Path> sub = d.newDirectoryStream(n, LinkOption.NOFOLLOW_LINKS)) {
+                        empty(sub);
+                    }
+                    d.deleteDirectory(n);
+                } else {
+                    d.deleteFile(n);
+                }
+            } catch (IOException e) {
+                // left, as above
+            }
         }
     }
 }
