@@ -93,20 +93,23 @@ public final class WriteRootHandover {
      *     (about 0.05 ms a run here), and a sandbox uid's principal never changes
      */
     private static UserPrincipal user(int uid) throws IOException {
-        UserPrincipal p = USERS.get(uid);
-        if (p == null) {
-            p = NAMES.lookupPrincipalByName(Integer.toUnsignedString(uid));
-            USERS.putIfAbsent(uid, p);
-        }
-        return p;
+        return once(USERS, uid, NAMES::lookupPrincipalByName);
     }
 
     /** @return the principal of a sandbox gid, looked up once, as {@link #user} */
     private static GroupPrincipal group(int gid) throws IOException {
-        GroupPrincipal p = GROUPS.get(gid);
+        return once(GROUPS, gid, NAMES::lookupPrincipalByGroupName);
+    }
+
+    private interface Lookup<P> {
+        P byName(String name) throws IOException;
+    }
+
+    private static <P> P once(Map<Integer, P> found, int id, Lookup<P> lookup) throws IOException {
+        P p = found.get(id);
         if (p == null) {
-            p = NAMES.lookupPrincipalByGroupName(Integer.toUnsignedString(gid));
-            GROUPS.putIfAbsent(gid, p);
+            p = lookup.byName(Integer.toUnsignedString(id));
+            found.putIfAbsent(id, p);
         }
         return p;
     }
