@@ -1,14 +1,17 @@
 package dev.toolyard.sandbox.internal;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
@@ -26,7 +29,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 /**
@@ -42,14 +47,17 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <p>Every sandbox of one JVM shares one such directory ({@link #shared}) while what it holds is the
- * same: the filter, the profiles, and the {@code /etc} entries as the host has them (their paths, types,
- * sizes, modification times and link targets). A sandbox probed after one of those entries changed gets
- * a directory of its own with the new snapshot. So a JVM that builds a sandbox for each session keeps
- * one directory, not one for each sandbox.
+ * same: the filter, the profiles, and the {@code /etc} entries as the host has them (their paths, modes,
+ * inodes, devices, sizes, modification and change times, and link targets). A sandbox probed after one
+ * of those entries changed gets a directory of its own with the new snapshot; the earlier one stays for
+ * the sandboxes that use it, until the JVM exits. So a JVM that builds a sandbox for each session keeps
+ * one directory while {@code /etc} is unchanged, not one for each sandbox.
  *
- * <p>A directory's JVM holds a lock on its {@value #LOCK} file while it lives. The kernel drops the lock
- * when that JVM ends, however it ends, so a directory whose JVM was killed and could not remove it is
- * removed by the next JVM that writes one ({@link #removeLeftBehind(Path)}).
+ * <p>A directory's JVM holds a lock on its {@value #LOCK} file while it lives, and marks it
+ * {@value #LOCKED} with {@link #THIS_PROCESS} once it does. The kernel drops the lock when that JVM ends,
+ * however it ends, so a directory whose JVM was killed and could not remove it is removed by the next
+ * JVM that writes one ({@link #removeLeftBehind(Path)}). Where the file system takes no locks, the
+ * directory is left unmarked: never swept, removed at exit as ever.
  *
  * <p>Immutable once written. Thread-safe.
  */
@@ -62,9 +70,20 @@ public final class SandboxFiles {
     /** Written once the lock is held: a directory without it may be one another JVM is still writing. */
     static final String LOCKED = ".owner-locked";
 
+    /**
+     * What {@value #LOCKED} holds: this process, by pid and start. A directory marked so is never opened by
+     * the sweep, even from another class loader's copy of this class, which does not know it: closing any
+     * descriptor of the lock file would drop this process's lock on it.
+     */
+    static final String THIS_PROCESS = ProcessHandle.current().pid() + "@"
+            + ProcessHandle.current().info().startInstant().map(Object::toString).orElse("?");
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFDIR = 0040000;
+    private static final int S_IFLNK = 0120000;
+
     private static final Object SHARED_LOCK = new Object();
     private static final Map<String, SandboxFiles> SHARED = new HashMap<>(); // guarded by SHARED_LOCK
-    private static boolean sweptLeftBehind; // guarded by SHARED_LOCK
+    private static final AtomicBoolean SWEPT = new AtomicBoolean();
     /** Every directory this JVM wrote and has not deleted, shared or not: never taken for left behind. */
     private static final Set<Path> WRITTEN = new HashSet<>(); // guarded by itself
 
@@ -74,11 +93,13 @@ public final class SandboxFiles {
     private final Optional<Path> seccompProfile;
     private final Optional<Path> gvisorSeccompProfile;
     private final FileChannel ownerLock; // held open, and its lock held, until delete()
+    private final FileLock held; // referenced, so the JDK's table of this process's locks keeps it
 
-    private SandboxFiles(Path dir, FileChannel ownerLock, Path etc, Optional<Path> seccompProgram,
+    private SandboxFiles(Path dir, FileChannel ownerLock, FileLock held, Path etc, Optional<Path> seccompProgram,
             Optional<Path> seccompProfile, Optional<Path> gvisorSeccompProfile) {
         this.dir = dir;
         this.ownerLock = ownerLock;
+        this.held = held;
         this.etc = etc;
         this.seccompProgram = seccompProgram;
         this.seccompProfile = seccompProfile;
@@ -97,13 +118,12 @@ public final class SandboxFiles {
     public static SandboxFiles shared(HostLayout layout, Optional<byte[]> program, Optional<String> profile,
             Optional<String> gvisorProfile) throws IOException {
         String key = key(layout, program, profile, gvisorProfile);
+        if (SWEPT.compareAndSet(false, true)) {
+            removeLeftBehind(Path.of(System.getProperty("java.io.tmpdir")));
+        }
         synchronized (SHARED_LOCK) {
-            if (!sweptLeftBehind) {
-                sweptLeftBehind = true;
-                removeLeftBehind(Path.of(System.getProperty("java.io.tmpdir")));
-            }
             SandboxFiles f = SHARED.get(key);
-            if (f == null || !Files.isRegularFile(f.dir.resolve(LOCKED), LinkOption.NOFOLLOW_LINKS)) {
+            if (f == null || !Files.isDirectory(f.etc, LinkOption.NOFOLLOW_LINKS)) {
                 f = write(layout, program, profile, gvisorProfile);
                 SHARED.put(key, f);
             }
@@ -113,25 +133,34 @@ public final class SandboxFiles {
 
     /**
      * Removes the directories of this prefix in {@code tmp} that a JVM which has ended left behind: each
-     * one owned by this process's user, a directory (not a link), marked {@value #LOCKED}, whose
-     * {@value #LOCK} no process holds. One still being written (not yet marked), one of another user, one
-     * whose JVM lives, and this JVM's own are left alone. Nothing in them is followed.
+     * one owned by this process's user, a directory (not a link), marked {@value #LOCKED} by another
+     * process than this one, whose {@value #LOCK} no process holds. One still being written (not yet
+     * marked), one of another user, one whose JVM lives, and this process's own are left alone. Each is
+     * checked, locked and emptied through one descriptor of it, opened without following a link, and
+     * nothing in it is followed.
      *
      * @param tmp the directory to look in
      * @return how many were removed
      */
     static int removeLeftBehind(Path tmp) {
-        int removed = 0;
-        Object me;
-        try {
-            me = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            LOG.log(System.Logger.Level.DEBUG, "not looking for left-behind sandbox directories: " + e);
+        OptionalInt me = effectiveUid();
+        if (me.isEmpty()) {
+            LOG.log(System.Logger.Level.DEBUG, "not looking for left-behind sandbox directories: no uid in /proc/self/status");
             return 0;
         }
-        try (DirectoryStream<Path> found = Files.newDirectoryStream(tmp, PREFIX + "*")) {
-            for (Path d : found) {
-                if (leftBehind(d, me)) {
+        int removed = 0;
+        try (DirectoryStream<Path> listed = Files.newDirectoryStream(tmp)) {
+            if (!(listed instanceof SecureDirectoryStream<Path> up)) {
+                return 0;
+            }
+            List<Path> names = new ArrayList<>();
+            for (Path p : up) {
+                if (p.getFileName().toString().startsWith(PREFIX)) {
+                    names.add(p.getFileName());
+                }
+            }
+            for (Path name : names) {
+                if (leftBehind(up, tmp.resolve(name), name, me.getAsInt())) {
                     removed++;
                 }
             }
@@ -141,25 +170,60 @@ public final class SandboxFiles {
         return removed;
     }
 
-    private static boolean leftBehind(Path d, Object me) {
+    /** @return this process's effective uid, as the kernel gives it ({@code /proc/self/status}); empty if unread */
+    private static OptionalInt effectiveUid() {
         try {
-            if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)
-                    || !me.equals(Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS))
-                    || !Files.isRegularFile(d.resolve(LOCKED), LinkOption.NOFOLLOW_LINKS)
-                    || !Files.isRegularFile(d.resolve(LOCK), LinkOption.NOFOLLOW_LINKS)
-                    || ownedHere(d)) {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.ISO_8859_1)) {
+                if (line.startsWith("Uid:")) {
+                    String[] f = line.substring(4).trim().split("\\s+");
+                    return f.length >= 2 ? OptionalInt.of(Integer.parseUnsignedInt(f[1])) : OptionalInt.empty();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // as below
+        }
+        return OptionalInt.empty();
+    }
+
+    private static boolean leftBehind(SecureDirectoryStream<Path> up, Path d, Path name, int me) {
+        try {
+            Map<String, Object> a = Files.readAttributes(d, "unix:uid,mode,fileKey", LinkOption.NOFOLLOW_LINKS);
+            if (((Integer) a.get("mode") & S_IFMT) != S_IFDIR || (Integer) a.get("uid") != me || ownedHere(d)) {
                 return false;
             }
-            try (FileChannel ch = FileChannel.open(d.resolve(LOCK), StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                FileLock held = ch.tryLock();
-                if (held == null) {
-                    return false; // its JVM lives
+            try (SecureDirectoryStream<Path> dir = up.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                if (!a.get("fileKey").equals(dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey())) {
+                    return false; // replaced since it was checked
                 }
-                deleteTree(d);
-                return true;
+                Optional<String> marker = small(dir, Path.of(LOCKED));
+                if (marker.isEmpty() || marker.get().equals(THIS_PROCESS)) {
+                    return false; // being written, or this process's own
+                }
+                try (SeekableByteChannel c = dir.newByteChannel(Path.of(LOCK),
+                        Set.of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))) {
+                    if (!(c instanceof FileChannel ch) || ch.tryLock() == null) {
+                        return false; // its JVM lives
+                    }
+                    empty(dir);
+                }
             }
-        } catch (IOException | OverlappingFileLockException | UnsupportedOperationException e) {
+            up.deleteDirectory(name);
+            return true;
+        } catch (IOException | OverlappingFileLockException | UnsupportedOperationException | ClassCastException e) {
             return false;
+        }
+    }
+
+    /** @return the text of a small regular file in {@code dir}, not followed if a link; empty if there is none */
+    private static Optional<String> small(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+        try (SeekableByteChannel c = dir.newByteChannel(name, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+            ByteBuffer b = ByteBuffer.allocate(256);
+            while (b.hasRemaining() && c.read(b) > 0) {
+                // read up to 256 bytes
+            }
+            return Optional.of(new String(b.array(), 0, b.position(), StandardCharsets.UTF_8));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
         }
     }
 
@@ -186,11 +250,12 @@ public final class SandboxFiles {
             }
             try (Stream<Path> walk = Files.walk(entry)) { // links are not followed
                 for (Path p : (Iterable<Path>) walk.sorted()::iterator) {
-                    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                    b.append(p).append(' ').append(a.isDirectory() ? 'd' : a.isSymbolicLink() ? 'l' : a.isRegularFile() ? 'f' : 'o')
-                            .append(' ').append(a.size()).append(' ').append(a.lastModifiedTime().toInstant())
-                            .append(' ').append(a.fileKey());
-                    if (a.isSymbolicLink()) {
+                    Map<String, Object> a = Files.readAttributes(p, "unix:mode,ino,dev,size,lastModifiedTime,ctime",
+                            LinkOption.NOFOLLOW_LINKS);
+                    b.append(p).append(' ').append(a.get("mode")).append(' ').append(a.get("ino")).append(' ')
+                            .append(a.get("dev")).append(' ').append(a.get("size")).append(' ')
+                            .append(a.get("lastModifiedTime")).append(' ').append(a.get("ctime"));
+                    if (((Integer) a.get("mode") & S_IFMT) == S_IFLNK) {
                         b.append(" -> ").append(Files.readSymbolicLink(p));
                     }
                     b.append('\n');
@@ -241,10 +306,17 @@ public final class SandboxFiles {
         try {
             lock = FileChannel.open(dir.resolve(LOCK), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            if (lock.tryLock() == null) {
-                throw new IOException("could not lock " + dir.resolve(LOCK));
+            FileLock held = null;
+            try {
+                held = lock.tryLock();
+            } catch (IOException e) {
+                // A file system without locks: the directory is left unmarked, so no sweep ever takes it, and
+                // it is removed when this JVM exits, as before there was a sweep. The sandbox's files matter more.
+                LOG.log(System.Logger.Level.DEBUG, "cannot lock " + dir.resolve(LOCK) + ": " + e);
             }
-            privateFile(dir.resolve(LOCKED), new byte[0]);
+            if (held != null) {
+                privateFile(dir.resolve(LOCKED), THIS_PROCESS.getBytes(StandardCharsets.UTF_8));
+            }
             Path etc = Files.createDirectory(dir.resolve("etc"));
             Files.setPosixFilePermissions(etc, PosixFilePermissions.fromString("rwxr-xr-x"));
             for (Path entry : layout.etc()) {
@@ -263,7 +335,7 @@ public final class SandboxFiles {
                 gvisorJson = Optional.of(privateFile(dir.resolve("seccomp-gvisor.json"),
                         gvisorProfile.get().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             }
-            SandboxFiles files = new SandboxFiles(dir, lock, etc, bpf, json, gvisorJson);
+            SandboxFiles files = new SandboxFiles(dir, lock, held, etc, bpf, json, gvisorJson);
             Runtime.getRuntime().addShutdownHook(new Thread(files::delete, "toolyard-sandbox-files-cleanup"));
             return files;
         } catch (IOException | RuntimeException e) {

@@ -97,9 +97,12 @@ class SandboxFilesTest {
                     .as("a sandbox probed before the change keeps its snapshot").doesNotContain("svc");
             assertThat(Files.readSymbolicLink(changed.etcSnapshot().resolve("alternatives/awk"))).isEqualTo(Path.of("/usr/bin/mawk"));
 
-            first.delete();
+            changed.delete();
             SandboxFiles again = SandboxFiles.shared(layout, Optional.of(program), Optional.of("{}"), Optional.empty());
-            assertThat(again).as("a removed directory is written again").isSameAs(changed);
+            assertThat(again).as("a removed directory is written again").isNotSameAs(changed);
+            assertThat(again.directory()).isNotEqualTo(changed.directory());
+            assertThat(again.etcSnapshot().resolve("passwd")).exists();
+            changed = again;
         } finally {
             first.delete();
             if (changed != null) {
@@ -149,16 +152,39 @@ class SandboxFilesTest {
     }
 
     @Test
-    void thisJvmsOwnDirectoriesAreNeverTakenForLeftBehind() throws IOException {
+    void thisJvmsOwnDirectoriesAreNeverTakenForLeftBehindAndKeepTheirLock() throws Exception {
         SandboxFiles files = SandboxFiles.write(HostLayout.inspect(), Optional.empty(), Optional.empty());
         try {
             assertThat(files.directory().getFileName().toString()).startsWith(SandboxFiles.PREFIX);
-            assertThat(files.directory().resolve(SandboxFiles.LOCKED)).exists();
+            assertThat(Files.readString(files.directory().resolve(SandboxFiles.LOCKED))).isEqualTo(SandboxFiles.THIS_PROCESS);
+            assertThat(lockableByAnotherProcess(files.directory().resolve(SandboxFiles.LOCK))).as("held while it lives").isFalse();
             SandboxFiles.removeLeftBehind(files.directory().getParent());
             assertThat(files.etcSnapshot().resolve("passwd")).exists();
+            assertThat(lockableByAnotherProcess(files.directory().resolve(SandboxFiles.LOCK)))
+                    .as("the sweep did not drop this process's lock by closing a descriptor of the file").isFalse();
         } finally {
             files.delete();
         }
+    }
+
+    @Test
+    void aDirectoryThisProcessMarkedIsNeverOpenedEvenUnknownToThisCopyOfTheClass(@TempDir Path tmp) throws IOException {
+        // As another class loader's directory looks to this one: marked by this process, its lock not in WRITTEN.
+        Path otherLoaders = leftBehind(tmp, "toolyard-sandbox-other-loader", true);
+        Files.writeString(otherLoaders.resolve(SandboxFiles.LOCKED), SandboxFiles.THIS_PROCESS);
+        assertThat(SandboxFiles.removeLeftBehind(tmp)).isZero();
+        assertThat(otherLoaders.resolve("seccomp.bpf")).exists();
+    }
+
+    /** @return whether a python3 process can take the lock on {@code file} (a POSIX lock, as the JVM's) */
+    private static boolean lockableByAnotherProcess(Path file) throws Exception {
+        Process p = new ProcessBuilder("python3", "-c", "import fcntl, sys\nf = open(sys.argv[1], 'r+')\n"
+                + "try:\n    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    sys.exit(3)\n",
+                file.toString()).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(said).isIn(0, 3);
+        return p.exitValue() == 0;
     }
 
     @Test
@@ -177,7 +203,7 @@ class SandboxFilesTest {
         Path d = Files.createDirectory(tmp.resolve(name));
         Files.writeString(d.resolve(SandboxFiles.LOCK), "");
         if (marked) {
-            Files.writeString(d.resolve(SandboxFiles.LOCKED), "");
+            Files.writeString(d.resolve(SandboxFiles.LOCKED), "4194304@2026-12-03T00:00:00Z"); // another process
         }
         Files.writeString(d.resolve("seccomp.bpf"), "12345678");
         return d;
