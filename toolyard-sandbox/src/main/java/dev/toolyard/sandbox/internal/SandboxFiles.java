@@ -328,12 +328,12 @@ public final class SandboxFiles {
             }
             Optional<Path> json = Optional.empty();
             if (profile.isPresent()) {
-                json = Optional.of(privateFile(dir.resolve("seccomp.json"), profile.get().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                json = Optional.of(privateFile(dir.resolve("seccomp.json"), profile.get().getBytes(StandardCharsets.UTF_8)));
             }
             Optional<Path> gvisorJson = Optional.empty();
             if (gvisorProfile.isPresent()) {
                 gvisorJson = Optional.of(privateFile(dir.resolve("seccomp-gvisor.json"),
-                        gvisorProfile.get().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                        gvisorProfile.get().getBytes(StandardCharsets.UTF_8)));
             }
             SandboxFiles files = new SandboxFiles(dir, lock, held, etc, bpf, json, gvisorJson);
             Runtime.getRuntime().addShutdownHook(new Thread(files::delete, "toolyard-sandbox-files-cleanup"));
