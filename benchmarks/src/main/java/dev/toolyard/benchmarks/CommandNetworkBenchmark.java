@@ -123,8 +123,13 @@ public class CommandNetworkBenchmark {
         ToolRegistry r = new ToolRegistry();
         r.register(BuiltinTools.runCommand(sandbox, net));
         Path dir = Files.createTempDirectory("toolyard-bench-env-");
-        ToolResult env = ToolExecutor.builder(r, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build()
-                .execute(ToolCallRequest.of("run_command", "{\"argv\":[\"env\"]}"), context(dir));
+        ToolResult env;
+        try {
+            env = ToolExecutor.builder(r, sandbox).allowlist(Set.of("run_command")).store(new DrainedInMemoryStore()).build()
+                    .execute(ToolCallRequest.of("run_command", "{\"argv\":[\"env\"]}"), context(dir));
+        } finally {
+            Workspace.delete(dir);
+        }
         Map<String, String> out = new TreeMap<>();
         String text = env.content();
         String stdout = text.substring(text.indexOf("--- stdout ---\n") + 15, text.indexOf("--- stderr ---\n"));
@@ -251,5 +256,6 @@ public class CommandNetworkBenchmark {
         }
         server.close();
         sandbox.close();
+        Workspace.delete(work);
     }
 }
