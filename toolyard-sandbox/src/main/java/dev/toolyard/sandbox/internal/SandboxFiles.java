@@ -71,9 +71,9 @@ public final class SandboxFiles {
     static final String LOCKED = ".owner-locked";
 
     /**
-     * What {@value #LOCKED} holds: this process, by pid and start. A directory marked so is never opened by
-     * the sweep, even from another class loader's copy of this class, which does not know it: closing any
-     * descriptor of the lock file would drop this process's lock on it.
+     * What {@value #LOCKED} holds: this process, by pid and start. The sweep never opens the lock file of a
+     * directory marked so, even from another class loader's copy of this class, which does not know the
+     * directory: closing any descriptor of the lock file would drop this process's lock on it.
      */
     static final String THIS_PROCESS = ProcessHandle.current().pid() + "@"
             + ProcessHandle.current().info().startInstant().map(Object::toString).orElse("?");
