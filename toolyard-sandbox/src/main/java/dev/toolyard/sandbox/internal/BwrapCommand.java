@@ -108,7 +108,7 @@ public final class BwrapCommand {
             // No launcher: toolyard-warm sets the limits and loads the seccomp program itself.
             sandbox(a, tools, layout, binds, run, ROOT_CAPS, tools.coldHelper(), false, false);
             a.add(WARM_SUPERVISOR);
-            a.addAll(Limits.execOnceWithHex(run.runAs().get(), limits, nproc,
+            a.addAll(Limits.execOnce(run.runAs().get(), limits, nproc,
                     run.seccompProgram().map(BwrapCommand::programHex), binds.writeRoot(), env));
             a.addAll(command);
             return a;

@@ -3,6 +3,7 @@ package dev.toolyard.sandbox.internal;
 import dev.toolyard.sandbox.ResourceLimits;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -165,20 +166,14 @@ final class Limits {
      * it enters as the uid, and exactly the environment.
      *
      * @param nproc the {@code RLIMIT_NPROC} of the command
-     * @param seccompProgram the classic BPF program's bytes, as bubblewrap's {@code --seccomp} reads them;
-     *     empty for none
+     * @param seccompHex the classic BPF program, as bubblewrap's {@code --seccomp} reads it, in hex
+     *     ({@link #hex}); empty for none
      * @param env the command's whole environment; names are POSIX names, so none is {@code --}
      * @return {@code --exec-once UID GID CPU_SECONDS AS_BYTES FSIZE_BYTES NOFILE NPROC FILTER WRITE_ROOT
      *     NAME=VALUE... --}, the environment in name order, ready for the command
      */
-    static List<String> execOnce(SandboxIds.Pair ids, ResourceLimits limits, long nproc, Optional<byte[]> seccompProgram,
+    static List<String> execOnce(SandboxIds.Pair ids, ResourceLimits limits, long nproc, Optional<String> seccompHex,
             Path writeRoot, Map<String, String> env) {
-        return execOnceWithHex(ids, limits, nproc, seccompProgram.map(Limits::hex), writeRoot, env);
-    }
-
-    /** As {@link #execOnce}, given the seccomp program already in hex ({@link #hex}). */
-    static List<String> execOnceWithHex(SandboxIds.Pair ids, ResourceLimits limits, long nproc,
-            Optional<String> seccompHex, Path writeRoot, Map<String, String> env) {
         List<String> a = new ArrayList<>(11 + env.size());
         a.add("--exec-once");
         List<String> idsAndLimits = warmSupervisorArguments(ids, limits, true, nproc, writeRoot, List.of());
@@ -194,12 +189,7 @@ final class Limits {
 
     /** @return {@code bytes} in lower-case hex, two digits a byte */
     static String hex(byte[] bytes) {
-        char[] out = new char[bytes.length * 2];
-        for (int i = 0; i < bytes.length; i++) {
-            out[2 * i] = Character.forDigit((bytes[i] >> 4) & 0xf, 16);
-            out[2 * i + 1] = Character.forDigit(bytes[i] & 0xf, 16);
-        }
-        return new String(out);
+        return HexFormat.of().formatHex(bytes);
     }
 
     /**

@@ -24,7 +24,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -84,8 +83,6 @@ public final class SandboxFiles {
     private static final Object SHARED_LOCK = new Object();
     private static final Map<String, SandboxFiles> SHARED = new HashMap<>(); // guarded by SHARED_LOCK
     private static final AtomicBoolean SWEPT = new AtomicBoolean();
-    /** Every directory this JVM wrote and has not deleted, shared or not: never taken for left behind. */
-    private static final Set<Path> WRITTEN = new HashSet<>(); // guarded by itself
 
     private final Path dir;
     private final Path etc;
@@ -188,7 +185,7 @@ public final class SandboxFiles {
     private static boolean leftBehind(SecureDirectoryStream<Path> up, Path d, Path name, int me) {
         try {
             Map<String, Object> a = Files.readAttributes(d, "unix:uid,mode,fileKey", LinkOption.NOFOLLOW_LINKS);
-            if (((Integer) a.get("mode") & S_IFMT) != S_IFDIR || (Integer) a.get("uid") != me || ownedHere(d)) {
+            if (((Integer) a.get("mode") & S_IFMT) != S_IFDIR || (Integer) a.get("uid") != me) {
                 return false;
             }
             try (SecureDirectoryStream<Path> dir = up.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
@@ -209,7 +206,7 @@ public final class SandboxFiles {
             }
             up.deleteDirectory(name);
             return true;
-        } catch (IOException | OverlappingFileLockException | UnsupportedOperationException | ClassCastException e) {
+        } catch (IOException | OverlappingFileLockException e) {
             return false;
         }
     }
@@ -224,12 +221,6 @@ public final class SandboxFiles {
             return Optional.of(new String(b.array(), 0, b.position(), StandardCharsets.UTF_8));
         } catch (NoSuchFileException e) {
             return Optional.empty();
-        }
-    }
-
-    private static boolean ownedHere(Path d) {
-        synchronized (WRITTEN) {
-            return WRITTEN.contains(d);
         }
     }
 
@@ -276,7 +267,7 @@ public final class SandboxFiles {
             return;
         }
         sha.update((byte) 1);
-        sha.update(java.nio.ByteBuffer.allocate(8).putLong(bytes.length).array());
+        sha.update(ByteBuffer.allocate(8).putLong(bytes.length).array());
         sha.update(bytes);
     }
 
@@ -299,9 +290,6 @@ public final class SandboxFiles {
             Optional<String> gvisorProfile) throws IOException {
         Path dir = Files.createTempDirectory(PREFIX, PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));
-        synchronized (WRITTEN) {
-            WRITTEN.add(dir);
-        }
         FileChannel lock = null;
         try {
             lock = FileChannel.open(dir.resolve(LOCK), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
@@ -341,9 +329,6 @@ public final class SandboxFiles {
         } catch (IOException | RuntimeException e) {
             deleteTree(dir);
             closeQuietly(lock);
-            synchronized (WRITTEN) {
-                WRITTEN.remove(dir);
-            }
             throw e;
         }
     }
@@ -425,9 +410,6 @@ public final class SandboxFiles {
     void delete() {
         deleteTree(dir);
         closeQuietly(ownerLock);
-        synchronized (WRITTEN) {
-            WRITTEN.remove(dir);
-        }
     }
 
     /**

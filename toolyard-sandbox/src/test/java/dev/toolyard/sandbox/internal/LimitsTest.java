@@ -41,7 +41,7 @@ class LimitsTest {
     void execOnceNamesTheIdsTheLimitsAsTheLauncherRoundsThemTheFilterInHexAndTheWriteRootThenTheWholeEnvironment() {
         ResourceLimits l = ResourceLimits.builder().cpuSeconds(7).memoryBytes(10_000_000).fileSizeBytes(1_000).build();
         byte[] program = {0x06, 0x00, 0x00, 0x00, 0x00, 0x00, (byte) 0xff, 0x7f};
-        assertThat(Limits.execOnce(new SandboxIds.Pair(-2, 7), l, 12, Optional.of(program), Path.of("/ws"),
+        assertThat(Limits.execOnce(new SandboxIds.Pair(-2, 7), l, 12, Optional.of(Limits.hex(program)), Path.of("/ws"),
                 Map.of("PATH", "/bin", "A", "x=y")))
                 .containsExactly("--exec-once", "4294967294", "7", "7", "9999360", "512", "1024", "12", "060000000000ff7f", "/ws",
                         "A=x=y", "PATH=/bin", "--");

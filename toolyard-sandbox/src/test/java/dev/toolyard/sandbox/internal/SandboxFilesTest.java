@@ -169,7 +169,7 @@ class SandboxFilesTest {
 
     @Test
     void aDirectoryThisProcessMarkedIsNeverOpenedEvenUnknownToThisCopyOfTheClass(@TempDir Path tmp) throws IOException {
-        // As another class loader's directory looks to this one: marked by this process, its lock not in WRITTEN.
+        // As another class loader's directory looks to this one: marked by this process, its lock not held here.
         Path otherLoaders = leftBehind(tmp, "toolyard-sandbox-other-loader", true);
         Files.writeString(otherLoaders.resolve(SandboxFiles.LOCKED), SandboxFiles.THIS_PROCESS);
         assertThat(SandboxFiles.removeLeftBehind(tmp)).isZero();
